@@ -1,0 +1,88 @@
+"""ember: PyTorch's ``torch.nn`` system in Python, from the tensor up.
+
+``import ember as torch`` is the compatibility contract: the names below are PyTorch's.
+"""
+
+from ember import backend  # noqa: F401
+from ember._device import device, get_default_device, set_default_device  # noqa: F401
+from ember._dtype import (  # noqa: F401
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from ember.tensor import Size, Tensor  # noqa: F401
+from ember.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from ember import ops as _ops  # noqa: F401  (attaches Tensor methods)
+from ember import autograd  # noqa: F401
+from ember.autograd import engine as _engine, function as _function  # noqa: F401
+from ember.ops.creation import (  # noqa: F401
+    arange,
+    as_tensor,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    scalar_tensor,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ember.ops.pointwise import (  # noqa: F401
+    add,
+    div,
+    divide,
+    floor_divide,
+    mul,
+    multiply,
+    neg,
+    negative,
+    pow,
+    rsub,
+    sub,
+    subtract,
+    true_divide,
+)
+from ember.ops.reduction import mean, sum  # noqa: F401
+from ember.ops.shape import (  # noqa: F401
+    permute,
+    reshape,
+    squeeze,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unsqueeze,
+)
+from ember.ops.conversion import clone  # noqa: F401
+
+__version__ = "0.1.0"

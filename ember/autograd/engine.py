@@ -1,0 +1,461 @@
+"""The backward engine: walks the graph from the outputs without recursion.
+
+1. Collect the nodes reachable from the roots and count, for each, how many edges point at it.
+2. Run nodes in an order where every node runs after all the nodes that feed it gradients
+   (a node becomes ready when its count drops to zero; among ready nodes the most recently
+   created runs first, as in PyTorch).
+3. A node's backward returns one gradient per forward argument; each is reduced to the
+   argument's shape if it was broadcast, cast to its dtype, and summed into the buffer of the
+   next node (a leaf tensor accumulates into ``.grad``).
+
+Saved tensors are freed after a node runs unless ``retain_graph``; with ``create_graph`` the
+backward formulas run with grad recording on, so the gradients themselves are differentiable.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from ember import backend
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import _FREED, BackwardNode
+from ember.tensor import Tensor, _wrap
+
+
+def _make_grads(outputs, grad_outputs):
+    grads = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs; got an output of "
+                    f"shape {tuple(out._data.shape)}: pass gradient= (a tensor of that shape)"
+                )
+            if out._data.dtype.kind != "f":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got "
+                    f"{out.dtype}"
+                )
+            xp = backend.namespace(out._data)
+            g = _wrap(xp.ones(out._data.shape, dtype=out._data.dtype))
+        elif not isinstance(g, Tensor):
+            from ember.ops.creation import tensor as _tensor
+
+            g = _tensor(g, dtype=out.dtype)
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[0] has a shape of {tuple(g._data.shape)} and "
+                f"output[0] has a shape of {tuple(out._data.shape)}."
+            )
+        grads.append(g)
+    return grads
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate into the ``.grad`` of graph leaves the gradient of ``tensors``.
+
+    Example:
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> ember.autograd.backward((x * 2).sum())
+        >>> x.grad
+        tensor([2., 2., 2.])
+    """
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(
+            f"got {len(grad_tensors)} gradients for {len(tensors)} tensors in backward"
+        )
+    for t in tensors:
+        if not t._requires_grad:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn"
+            )
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    if inputs:
+        for i in inputs:
+            if not i._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(tensors, grad_tensors)
+    _run(tensors, grads, retain_graph, create_graph, inputs or None, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` w.r.t. ``inputs`` (no ``.grad`` is touched).
+
+    Example:
+        >>> x = ember.tensor(3.0, requires_grad=True)
+        >>> (g,) = ember.autograd.grad(x ** 2, x, create_graph=True)
+        >>> ember.autograd.grad(g, x)
+        (tensor(2.),)
+    """
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) is not supported by ember")
+    single = isinstance(inputs, Tensor)
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grad_outputs)} for "
+            f"{len(outputs)} outputs"
+        )
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs)
+    result = _run(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                g = _wrap(backend.namespace(t._data).zeros(t._data.shape, dtype=t._data.dtype))
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}, shape "
+                    f"{tuple(t._data.shape)}) appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+        out.append(g)
+    return tuple(out)
+
+
+def _key(t):
+    """The node a gradient for tensor ``t`` flows into, and which of its outputs."""
+    fn = t._grad_fn
+    return (t, 0) if fn is None else (fn, t._output_nr)
+
+
+def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
+    # --- 1. dependency counts over every node reachable from the roots -----------------------
+    deps = {}
+    stack = []
+    for t in roots:
+        node = t._grad_fn or t
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        if node.__class__ is Tensor or isinstance(node, Tensor):
+            continue
+        for e in node._next:
+            if e is not None:
+                nxt = e[0]
+                c = deps.get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = c + 1
+
+    # --- capture targets (autograd.grad / backward(inputs=)) and pruning ----------------------
+    targets = None
+    needed = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            targets.setdefault(_key(t), []).append(i)
+        needed = _needed_nodes(deps, {k[0] for k in targets})
+    captured = [None] * len(inputs) if inputs is not None else None
+
+    # --- 2. seed the root buffers -------------------------------------------------------------
+    buffers = {}
+    for t, g in zip(roots, root_grads):
+        node, nr = _key(t)
+        _accumulate_buffer(buffers, node, nr, g)
+    ready = []
+    queued = set()
+    for t in roots:
+        node = t._grad_fn or t
+        if deps[node] == 0 and node not in queued:
+            queued.add(node)
+            heapq.heappush(ready, _entry(node))
+
+    # Gradients handed to more than one place must be copied before a leaf owns them.
+    seen = {id(g._data) for g in root_grads}
+    prev = _gm.state.enabled
+    _gm.state.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            buf = buffers.pop(node, None)
+            if node.__class__ is Tensor or isinstance(node, Tensor):
+                g = _run_leaf_hooks(node, buf[0] if buf is not None else None)
+                if targets is None:
+                    if g is not None:
+                        _accumulate_leaf(node, g, create_graph, seen)
+                else:
+                    for i in targets.get((node, 0), ()):
+                        captured[i] = g
+                continue
+
+            grads = _node_grads(node, buf)
+            if targets is not None:
+                for nr in range(node._n_out):
+                    idx = targets.get((node, nr))
+                    if idx is not None:
+                        for i in idx:
+                            captured[i] = grads[nr]
+                if node not in needed:
+                    _release(node, retain_graph)
+                    continue
+            in_grads = _call_backward(node, grads)
+            if not retain_graph:
+                node._saved = _FREED if node._saved is not None else None
+            nxt = node._next
+            meta = node._meta
+            for i, e in enumerate(nxt):
+                if e is None:
+                    continue
+                target = e[0]
+                g = in_grads[i] if i < len(in_grads) else None
+                if g is not None:
+                    if needed is None or target in needed:
+                        g = _fit(g, meta[i], node, i)
+                        _accumulate_buffer(buffers, target, e[1], g)
+                c = deps[target] - 1
+                deps[target] = c
+                if c == 0 and (needed is None or target in needed):
+                    heapq.heappush(ready, _entry(target))
+        if accumulate and inputs is not None:
+            done = set()
+            for t, g in zip(inputs, captured):
+                if g is not None and id(t) not in done:
+                    done.add(id(t))
+                    _accumulate_leaf(t, g, create_graph, seen)
+    finally:
+        _gm.state.enabled = prev
+    return captured
+
+
+_tie = itertools.count()
+
+
+def _entry(node):
+    # Ready queue order: newest node first (highest sequence number); leaves last.
+    if node.__class__ is Tensor or isinstance(node, Tensor):
+        return (1, next(_tie), node)
+    return (-node._seq, 0, node)
+
+
+def _needed_nodes(deps, target_nodes):
+    """Nodes from which some target node can be reached (so their backward must run)."""
+    needed = set()
+    order = []
+    # iterative post-order over the graph reachable from any node in deps
+    visited = set()
+    for start in deps:
+        if start in visited:
+            continue
+        stack = [(start, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            if node in visited:
+                continue
+            visited.add(node)
+            stack.append((node, True))
+            if not isinstance(node, Tensor):
+                for e in node._next:
+                    if e is not None and e[0] not in visited:
+                        stack.append((e[0], False))
+    for node in order:  # children come before parents in post-order
+        if node in target_nodes:
+            needed.add(node)
+        elif not isinstance(node, Tensor) and any(
+                e is not None and e[0] in needed for e in node._next):
+            needed.add(node)
+    return needed
+
+
+def _accumulate_buffer(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        n = 1 if node.__class__ is Tensor or isinstance(node, Tensor) else node._n_out
+        buf = [None] * n
+        buffers[node] = buf
+        buf[nr] = g
+    elif buf[nr] is None:
+        buf[nr] = g
+    else:
+        buf[nr] = buf[nr] + g
+
+
+def _node_grads(node: BackwardNode, buf):
+    """The gradients of a node's outputs, after tensor hooks and retain_grad."""
+    n = node._n_out
+    grads = buf if buf is not None else [None] * n
+    hooks = node._tensor_pre_hooks
+    if hooks is not None:
+        for nr, hl in hooks.items():
+            g = grads[nr]
+            if g is None:
+                continue
+            for h in hl:
+                r = h(g)
+                if r is not None:
+                    g = r
+            grads[nr] = g
+            if hl.retain is not None:
+                hl.retain(g)
+    return grads
+
+
+def _call_backward(node: BackwardNode, grads):
+    if node._pre_hooks:
+        for h in node._pre_hooks:
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    if node.materialize_grads:
+        for i, g in enumerate(grads):
+            if g is None:
+                m = node._out_meta[i]
+                if m is not None:
+                    grads[i] = _wrap(_zeros_for(grads, m))
+    fn = node._function
+    out = fn.backward(node, *grads)
+    if out.__class__ is not tuple:
+        out = (out,) if not isinstance(out, list) else tuple(out)
+    n_in = len(node._next)
+    if len(out) != n_in:
+        if len(out) > n_in and all(g is None for g in out[n_in:]):
+            out = out[:n_in]
+        else:
+            raise RuntimeError(
+                f"function {type(node).__name__} returned an incorrect number of gradients "
+                f"(expected {n_in}, got {len(out)})"
+            )
+    if node._post_hooks:
+        for h in node._post_hooks:
+            r = h(out, tuple(grads))
+            if r is not None:
+                out = tuple(r)
+    if node._trace is not None:
+        from ember.autograd.anomaly_mode import _check_grads
+
+        _check_grads(node, out)
+    return out
+
+
+def _zeros_for(grads, m):
+    # zeros for an output no gradient reached, on the device of the gradients that did
+    xp = next((backend.namespace(g._data) for g in grads if g is not None), backend.cpu)
+    return xp.zeros(m[0], dtype=m[1])
+
+
+def _fit(g, meta, node, i):
+    """Reduce a broadcast gradient to the argument's shape and cast it to its dtype."""
+    if not isinstance(g, Tensor):
+        if g is None:
+            return None
+        from ember.ops.creation import tensor as _tensor
+
+        g = _tensor(g, dtype=None)
+    shape, dtype = meta
+    d = g._data
+    if d.shape != shape:
+        g = _sum_to(g, shape, node, i)
+    if g._data.dtype != dtype:
+        g = g.to(_dtype_of(dtype))
+    return g
+
+
+def _dtype_of(np_dtype):
+    from ember._dtype import from_np
+
+    return from_np(np_dtype)
+
+
+def _sum_to(g, shape, node, i):
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        raise RuntimeError(
+            f"function {type(node).__name__} returned an invalid gradient at index {i} - got "
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
+        )
+    dims = list(range(lead))
+    for k, s in enumerate(shape):
+        gs = gshape[lead + k]
+        if s == 1 and gs != 1:
+            dims.append(lead + k)
+        elif s != gs:
+            raise RuntimeError(
+                f"function {type(node).__name__} returned an invalid gradient at index {i} - "
+                f"got {list(gshape)} but expected shape compatible with {list(shape)}"
+            )
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _run_leaf_hooks(t: Tensor, g):
+    if g is None:
+        return None
+    if t._hooks:
+        for h in t._hooks:
+            r = h(g)
+            if r is not None:
+                g = r
+    return g
+
+
+def _accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool, seen: set):
+    if not isinstance(t, Tensor):
+        return
+    if t._grad is None:
+        if create_graph:
+            t._grad = g
+        else:
+            d = g._data
+            if id(d) in seen or getattr(d, "base", None) is not None or not _writeable(d):
+                d = backend.namespace(d).copy(d)
+            seen.add(id(d))
+            t._grad = _wrap(d)
+    elif create_graph or _gm.state.enabled:
+        t._grad = t._grad + g
+    else:
+        gd = t._grad._data
+        gd += g._data
+    if t._post_acc_hooks:
+        for h in t._post_acc_hooks:
+            h(t)
+
+
+def _writeable(d):
+    flags = getattr(d, "flags", None)
+    return flags is None or flags.writeable
+
+
+def _release(node, retain_graph):
+    if not retain_graph and node._saved is not None:
+        node._saved = _FREED

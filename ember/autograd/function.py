@@ -1,0 +1,572 @@
+"""``Function``: the one mechanism behind every differentiable op, built-in or user-defined.
+
+A subclass defines ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; ``Function.apply``
+runs forward and, when grad recording is on and an input requires grad, makes ``ctx`` the
+graph node (``grad_fn``) of the outputs. Built-in ops set ``_array_forward = True``: their
+forward receives and returns raw backend arrays (fast, no graph) and their backward is written
+with Tensor operations, so ``create_graph=True`` differentiates it again. User subclasses, as
+in PyTorch, receive Tensors in forward (run under ``no_grad``) and return Tensors.
+
+Broadcast reduction and dtype casting of gradients are the engine's job (``engine.py``), not
+the op's: a backward may return a gradient of the broadcast output shape.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from ember import backend
+from ember.autograd import grad_mode as _gm
+from ember.tensor import Tensor, _wrap
+
+_new = object.__new__
+_seq = itertools.count()
+_FREED = object()
+
+
+class _HookList:
+    """An ordered dict of hooks keyed by id, with handles that remove them."""
+
+    __slots__ = ("hooks", "retain", "__weakref__")
+
+    def __init__(self):
+        self.hooks = {}
+        self.retain = None  # the retain_grad hook, which runs after the others
+
+    def add(self, hook, prepend: bool = False):
+        handle = RemovableHandle(self.hooks)
+        if prepend:
+            self.hooks = {handle.id: hook, **self.hooks}
+            handle.hooks_dict_ref = weakref.ref(self.hooks)
+        else:
+            self.hooks[handle.id] = hook
+        handle._owner = weakref.ref(self)
+        return handle
+
+    def __bool__(self):
+        return bool(self.hooks)
+
+    def __iter__(self):
+        return iter(list(self.hooks.values()))
+
+
+class RemovableHandle:
+    """Handle returned by ``register_*hook``: ``remove()`` unregisters the hook (also as a
+    context manager)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+        self._owner = None
+        self.extra_dict_ref = () if extra_dict is None else (
+            tuple(weakref.ref(d) for d in (extra_dict if isinstance(extra_dict, list)
+                                           else [extra_dict])))
+
+    def remove(self) -> None:
+        owner = self._owner() if self._owner is not None else None
+        d = owner.hooks if owner is not None else self.hooks_dict_ref()
+        if d is not None and self.id in d:
+            del d[self.id]
+        for ref in self.extra_dict_ref:
+            extra = ref()
+            if extra is not None and self.id in extra:
+                del extra[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class BackwardNode:
+    """A node of the autograd graph; also the ``ctx`` of its Function's forward and backward.
+
+    ``_next`` holds one edge per forward argument: ``None`` when no gradient flows there, else
+    ``(node, output_nr)``, where a leaf tensor that requires grad stands for its own
+    accumulation node. ``_meta`` holds the (shape, dtype) of each such argument, used by the
+    engine to reduce a broadcast gradient and cast it back.
+    """
+
+    __slots__ = ("_next", "_meta", "needs_input_grad", "_saved", "_to_save", "_seq",
+                 "_n_out", "_tensor_pre_hooks", "_pre_hooks", "_post_hooks", "_dirty",
+                 "_non_diff", "materialize_grads", "_trace", "_out_meta", "__dict__",
+                 "__weakref__")
+    _function = None  # the Function subclass, set on each generated node class
+
+    def __init__(self):
+        self._saved = None
+        self._to_save = None
+        self._tensor_pre_hooks = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._dirty = None
+        self._non_diff = None
+        self.materialize_grads = True
+        self._trace = None
+
+    # ---- ctx API (PyTorch's FunctionCtx) ------------------------------------------------------
+    def save_for_backward(self, *tensors) -> None:
+        """Save inputs or outputs (or other tensors) for ``backward``; read them back with
+        ``ctx.saved_tensors``. In-place changes to them before backward are detected."""
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Declare inputs that forward modified in place."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """Declare outputs that have no gradient (e.g. indices)."""
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """If False, ``backward`` receives ``None`` for outputs whose gradient was not
+        computed instead of zeros."""
+        self.materialize_grads = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        saved = self._saved
+        if saved is _FREED:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward."
+            )
+        if saved is None:
+            return ()
+        return tuple([_unpack(self, s) for s in saved])
+
+    saved_variables = saved_tensors
+
+    # ---- graph API ----------------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        out = []
+        for e in self._next:
+            if e is None:
+                out.append((None, 0))
+            elif isinstance(e[0], Tensor):
+                out.append((AccumulateGrad(e[0]), 0))
+            else:
+                out.append(e)
+        return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, fn):
+        """Register ``fn(grad_inputs, grad_outputs)`` to run after this node's backward; a
+        returned tuple replaces ``grad_inputs``."""
+        if self._post_hooks is None:
+            self._post_hooks = _HookList()
+        return self._post_hooks.add(fn)
+
+    def register_prehook(self, fn):
+        """Register ``fn(grad_outputs)`` to run before this node's backward; a returned tuple
+        replaces ``grad_outputs``."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookList()
+        return self._pre_hooks.add(fn)
+
+    def __call__(self, *grads):
+        return self._function.backward(self, *grads)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class AccumulateGrad:
+    """The node that accumulates into a leaf's ``.grad`` (built on demand for inspection)."""
+
+    def __init__(self, variable: Tensor):
+        self.variable = variable
+        self.next_functions = ()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __eq__(self, other):
+        return isinstance(other, AccumulateGrad) and other.variable is self.variable
+
+    def __hash__(self):
+        return id(self.variable)
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+def _unpack(node, s):
+    """Turn a saved entry back into a Tensor, checking it was not modified in place."""
+    kind = s.__class__
+    if kind is _SavedInput:
+        t = s.tensor
+        if t._vc[0] != s.version:
+            _raise_modified(t, s.version)
+        return t
+    if kind is _SavedOutput:
+        if s.vc[0] != s.version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_str(s.data)}], which is output {s.nr} of "
+                f"{type(node).__name__}, is at version {s.vc[0]}; expected version {s.version} "
+                "instead. Hint: the backtrace further above can show the operation that failed "
+                "to compute its gradient, or enable anomaly detection with "
+                "ember.autograd.set_detect_anomaly(True)."
+            )
+        t = _wrap(s.data)
+        t._vc = s.vc
+        if s.requires_grad:
+            t._requires_grad = True
+            t._grad_fn = node
+            if s.nr:
+                t._output_nr = s.nr
+        return t
+    return s
+
+
+def _type_str(data) -> str:
+    from ember._dtype import from_np
+
+    return f"ember.{from_np(data.dtype).name} {list(data.shape)}"
+
+
+def _raise_modified(t: Tensor, expected: int):
+    where = (f"which is output {t._output_nr} of {type(t._grad_fn).__name__}"
+             if t._grad_fn is not None else "which is a leaf tensor")
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{_type_str(t._data)}], {where}, is at version {t._vc[0]}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the operation "
+        "that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True)."
+    )
+
+
+class _SavedInput:
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor, version):
+        self.tensor = tensor
+        self.version = version
+
+
+class _SavedOutput:
+    # An output is saved without a reference to its Tensor (that would be a cycle through
+    # grad_fn): its data and version counter, rebuilt with grad_fn = node on unpack.
+    __slots__ = ("data", "vc", "version", "nr", "requires_grad")
+
+    def __init__(self, data, vc, nr, requires_grad):
+        self.data = data
+        self.vc = vc
+        self.version = vc[0]
+        self.nr = nr
+        self.requires_grad = requires_grad
+
+
+class _NoGradCtx:
+    """The ctx built-in ops see when nothing is recorded: it keeps nothing."""
+
+    __slots__ = ()
+    needs_input_grad = ()
+    materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    mark_dirty = mark_non_differentiable = set_materialize_grads = save_for_backward
+
+    def __setattr__(self, name, value):
+        pass
+
+
+NOGRAD_CTX = _NoGradCtx()
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        node_name = ns.get("_node_name") or f"{name}Backward"
+        cls._Node = type(node_name, (BackwardNode,), {"__slots__": (), "_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of differentiable operations (PyTorch's ``torch.autograd.Function``).
+
+    Example:
+        >>> class Exp(ember.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         (y,) = ctx.saved_tensors
+        ...         return g * y
+        >>> Exp.apply(ember.zeros(1, requires_grad=True))
+        tensor([1.], grad_fn=<ExpBackward>)
+    """
+
+    _array_forward = False  # built-in ops: forward on raw arrays
+    _node_name = None
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(f"a Function subclass must implement forward")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("this Function does not implement backward")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if cls._array_forward:
+            return _apply_arrays(cls, args, kwargs)
+        return _apply_tensors(cls, args, kwargs)
+
+
+def _apply_arrays(cls, args, kwargs):
+    """Run a built-in op: forward on arrays, outputs wrapped, node recorded if needed."""
+    raw = []
+    requires = False
+    for a in args:
+        if isinstance(a, Tensor):
+            raw.append(a._data)
+            if a._requires_grad:
+                requires = True
+        else:
+            raw.append(a)
+    if not (requires and _gm.state.enabled):
+        out = cls.forward(NOGRAD_CTX, *raw, **kwargs)
+        if out.__class__ is tuple:
+            return tuple([_wrap(_as_array(o, raw)) for o in out])
+        return _wrap(_as_array(out, raw))
+    ctx = cls._Node()
+    out = cls.forward(ctx, *raw, **kwargs)
+    return _record(ctx, args, raw, out)
+
+
+_ARRAY_TYPES = backend._BY_TYPE
+
+
+def _as_array(out, raw):
+    # NumPy returns scalars from 0-d arithmetic and full reductions; tensors need arrays.
+    if out.__class__ in _ARRAY_TYPES:
+        return out
+    return backend.cpu.asarray(out)
+
+
+def _edges(ctx, args):
+    """Build ``ctx._next``, ``ctx._meta`` and ``needs_input_grad`` from the forward args."""
+    nxt = []
+    meta = []
+    needs = []
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            fn = a._grad_fn
+            nxt.append((a, 0) if fn is None else (fn, a._output_nr))
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            needs.append(True)
+        else:
+            nxt.append(None)
+            meta.append(None)
+            needs.append(False)
+    ctx._next = tuple(nxt)
+    ctx._meta = meta
+    ctx.needs_input_grad = tuple(needs)
+
+
+def _record(ctx, args, raw, out):
+    """Wrap the outputs of a recorded built-in op and make ``ctx`` their ``grad_fn``."""
+    _edges(ctx, args)
+    ctx._seq = next(_seq)
+    if _gm.state.anomaly:
+        from ember.autograd.anomaly_mode import _capture_trace
+
+        ctx._trace = _capture_trace()
+    multi = out.__class__ is tuple
+    outs = out if multi else (out,)
+    ctx._n_out = len(outs)
+    non_diff = ctx._non_diff
+    dirty = ctx._dirty
+    results = []
+    out_meta = []
+    for i, o in enumerate(outs):
+        o = _as_array(o, raw)
+        t = None
+        if dirty is not None:
+            for j, r in enumerate(raw):
+                if r is o and isinstance(args[j], Tensor):
+                    t = args[j]
+                    _check_inplace(t)
+                    t._vc[0] += 1
+                    break
+        if t is None:
+            t = _wrap(o)
+        diff = o.dtype.kind == "f" and not (
+            non_diff is not None and any(o is n for n in non_diff))
+        if diff:
+            t._requires_grad = True
+            t._grad_fn = ctx
+            if i:
+                t._output_nr = i
+            elif t._output_nr:
+                t._output_nr = 0
+        out_meta.append((o.shape, o.dtype) if diff else None)
+        results.append(t)
+    ctx._out_meta = out_meta
+    to_save = ctx._to_save
+    if to_save is not None:
+        ctx._to_save = None
+        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+    return tuple(results) if multi else results[0]
+
+
+def _save(ctx, x, args, raw, outs, results):
+    if x is None or not backend.is_array(x) and not isinstance(x, Tensor):
+        return x
+    for j, r in enumerate(outs):
+        if x is r or x is results[j]:
+            t = results[j]
+            return _SavedOutput(t._data, t._vc, j, t._requires_grad)
+    for j, r in enumerate(raw):
+        if x is r or x is args[j]:
+            a = args[j]
+            if isinstance(a, Tensor):
+                return _SavedInput(a, a._vc[0])
+    if isinstance(x, Tensor):
+        return _SavedInput(x, x._vc[0])
+    return _wrap(x)  # an intermediate array: a constant for backward
+
+
+def _check_inplace(t: Tensor):
+    if t._grad_fn is None and t._requires_grad and _gm.state.enabled:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _apply_tensors(cls, args, kwargs):
+    """Run a user-defined Function: forward on Tensors under no_grad, PyTorch's semantics."""
+    requires = _gm.state.enabled and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args)
+    ctx = cls._Node()
+    with _gm.no_grad():
+        out = cls.forward(ctx, *args, **kwargs)
+    multi = isinstance(out, tuple)
+    outs = out if multi else (out,)
+    if not requires:
+        return out
+    _edges(ctx, args)
+    ctx._seq = next(_seq)
+    if _gm.state.anomaly:
+        from ember.autograd.anomaly_mode import _capture_trace
+
+        ctx._trace = _capture_trace()
+    ctx._n_out = len(outs)
+    dirty = ctx._dirty or ()
+    non_diff = ctx._non_diff or ()
+    results = []
+    out_meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            out_meta.append(None)
+            continue
+        if any(o is d for d in dirty):
+            _check_inplace(o)
+            o._vc[0] += 1
+            t = o
+        elif any(o is a for a in args) or o._grad_fn is not None:
+            # NOTE: matches torch: an input returned as is becomes a new tensor (a view).
+            t = _wrap(o._data)
+            t._vc = o._vc
+        else:
+            t = o
+        diff = t._data.dtype.kind == "f" and not any(o is n for n in non_diff)
+        if diff:
+            t._requires_grad = True
+            t._grad_fn = ctx
+            if i:
+                t._output_nr = i
+        out_meta.append((t._data.shape, t._data.dtype) if diff else None)
+        results.append(t)
+    ctx._out_meta = out_meta
+    to_save = ctx._to_save
+    if to_save is not None:
+        ctx._to_save = None
+        raw = [a._data if isinstance(a, Tensor) else a for a in args]
+        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+    return tuple(results) if multi else results[0]
+
+
+class once_differentiable:
+    """Decorator for a ``backward`` that cannot itself be differentiated (PyTorch's name)."""
+
+    def __new__(cls, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(ctx, *grads):
+            with _gm.no_grad():
+                return fn(ctx, *grads)
+
+        return wrapper
+
+
+# ---- tensor hooks --------------------------------------------------------------------------
+def _register_tensor_hook(t: Tensor, hook):
+    if t._grad_fn is None:
+        if t._hooks is None:
+            t._hooks = _HookList()
+        return t._hooks.add(hook)
+    node = t._grad_fn
+    if node._tensor_pre_hooks is None:
+        node._tensor_pre_hooks = {}
+    hooks = node._tensor_pre_hooks.setdefault(t._output_nr, _HookList())
+    return hooks.add(hook)
+
+
+class _RetainGrad:
+    """The hook behind ``retain_grad``: stores the grad on the tensor (held weakly)."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, t):
+        self.ref = weakref.ref(t)
+
+    def __call__(self, grad):
+        t = self.ref()
+        if t is None:
+            return None
+        if t._grad is None:
+            g = grad.detach() if not _gm.state.enabled else grad
+            t._grad = _wrap(grad._data.copy()) if not _gm.state.enabled else g
+        else:
+            t._grad = t._grad + grad
+        return None
+
+
+def _add_retain_grad(t: Tensor):
+    node = t._grad_fn
+    if node._tensor_pre_hooks is None:
+        node._tensor_pre_hooks = {}
+    hooks = node._tensor_pre_hooks.setdefault(t._output_nr, _HookList())
+    # retain_grad runs after the user's hooks on the same tensor, as in PyTorch
+    hooks.retain = _RetainGrad(t)

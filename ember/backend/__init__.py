@@ -1,0 +1,55 @@
+"""Array backends: one array namespace (``xp``) per device type.
+
+Ops never import NumPy: they ask the backend for the namespace of their input arrays
+(``xp = namespace(array)``) so that one op body serves every backend. A backend module exposes
+the array API its ops use (NumPy's names), plus:
+
+- ``device_type``: ``"cpu"``, ``"meta"`` or ``"cuda"``;
+- ``ndarray``: its array type;
+- ``asarray(obj, dtype=None)``, ``to_numpy(array)``, ``from_numpy(ndarray)``;
+- ``Generator``: the bit generator behind ``ember.Generator`` on that device.
+
+This package is the only place that imports NumPy (a test enforces it).
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from ember.backend import cpu, meta
+
+# NumPy's dtypes are ember's storage dtypes; ``ember.dtype`` wraps them (see ember/_dtype.py).
+np_dtype = _np.dtype
+ndarray = _np.ndarray
+generic = _np.generic
+
+_BY_TYPE: dict[type, object] = {cpu.ndarray: cpu, meta.ndarray: meta}
+_BY_DEVICE: dict[str, object] = {"cpu": cpu, "meta": meta}
+
+
+def namespace(array):
+    """The backend module (``xp``) that owns ``array``."""
+    return _BY_TYPE[type(array)]
+
+
+def for_device(device_type: str):
+    """The backend module for a device type, e.g. ``"cpu"``."""
+    xp = _BY_DEVICE.get(device_type)
+    if xp is None:
+        if device_type == "cuda":
+            raise NotImplementedError(
+                "ember has no CUDA backend yet; use device='cpu' or device='meta'"
+            )
+        raise RuntimeError(f"unknown device type {device_type!r}; expected 'cpu' or 'meta'")
+    return xp
+
+
+def is_array(obj) -> bool:
+    """Whether ``obj`` is an array of some backend."""
+    return type(obj) in _BY_TYPE
+
+
+def register(module) -> None:
+    """Add a backend module (used by the CUDA backend when CuPy is importable)."""
+    _BY_TYPE[module.ndarray] = module
+    _BY_DEVICE[module.device_type] = module

@@ -1,0 +1,271 @@
+"""Dtype and device conversion, ``clone``, ``copy_``, ``contiguous``, ``fill_``, ``zero_``."""
+
+from __future__ import annotations
+
+from ember import _dtype, backend
+from ember._device import as_device
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function, _check_inplace
+from ember.ops._dispatch import unary, xp_of
+from ember.tensor import Tensor, _wrap
+
+
+class ToCopy(Function):
+    """Copy to another dtype and/or device; backward converts the gradient back."""
+
+    _array_forward = True
+    _node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, a, np_dtype, xp_to):
+        xp_from = xp_of(a)
+        ctx.src = (a.dtype, xp_from.device_type)
+        if xp_to is not xp_from:
+            a = _transfer(a, xp_from, xp_to)
+        if a.dtype != np_dtype:
+            return a.astype(np_dtype)
+        return a if xp_to is not xp_from else a.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        dt, dev = ctx.src
+        return g.to(device=dev, dtype=_dtype.from_np(dt)), None, None
+
+
+def _transfer(a, xp_from, xp_to):
+    if xp_to.device_type == "meta":
+        return xp_to.empty(a.shape, dtype=a.dtype)
+    if xp_from.device_type == "meta":
+        raise NotImplementedError(
+            "Cannot copy out of meta tensor; no data! Please use to_empty() (on a Module) or "
+            "ember.empty_like(t, device=...) to allocate real memory instead."
+        )
+    return xp_to.from_numpy(xp_from.to_numpy(a))
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, bool):
+            if copy is False and non_blocking is not a:
+                non_blocking = a
+            else:
+                copy = a
+        elif a is None:
+            pass
+        else:
+            try:
+                device = as_device(a)
+            except TypeError:
+                raise TypeError(f"to() received an invalid argument {a!r}") from None
+    return device, dtype, non_blocking, copy
+
+
+def to(self: Tensor, *args, **kwargs) -> Tensor:
+    """Convert to a dtype and/or device: ``t.to(ember.float64)``, ``t.to("meta")``,
+    ``t.to(other)``, ``t.to(device, dtype)``. Returns ``self`` when nothing changes."""
+    device, dtype, _nb, copy = _parse_to(args, kwargs)
+    xp_from = xp_of(self._data)
+    xp_to = xp_from if device is None else backend.for_device(as_device(device).type)
+    npd = self._data.dtype if dtype is None else _dtype.to_np(dtype)
+    if xp_to is xp_from and npd == self._data.dtype and not copy:
+        return self
+    return unary(ToCopy, self, npd, xp_to)
+
+
+def _typed(dt):
+    def conv(self, memory_format=None):
+        return to(self, dt)
+
+    conv.__name__ = dt.name
+    return conv
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """With no argument, the type name (``"torch.FloatTensor"``); else convert to ``dtype``."""
+    if dtype is None:
+        names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+        return f"torch.{names[self.dtype.name]}"
+    if isinstance(dtype, str):
+        rev = {"torch.FloatTensor": _dtype.float32, "torch.DoubleTensor": _dtype.float64,
+               "torch.HalfTensor": _dtype.float16, "torch.LongTensor": _dtype.int64,
+               "torch.IntTensor": _dtype.int32, "torch.ShortTensor": _dtype.int16,
+               "torch.CharTensor": _dtype.int8, "torch.ByteTensor": _dtype.uint8,
+               "torch.BoolTensor": _dtype.bool}
+        if dtype not in rev:
+            raise ValueError(f"invalid type: {dtype!r}")
+        dtype = rev[dtype]
+    return to(self, dtype)
+
+
+class Clone(Function):
+    _array_forward = True
+    _node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy of ``input`` with its own memory, differentiable."""
+    return unary(Clone, input)
+
+
+def contiguous(self: Tensor, memory_format=None) -> Tensor:
+    """``self`` if its memory is C-contiguous, else a contiguous copy."""
+    if xp_of(self._data).is_contiguous(self._data):
+        return self
+    return clone(self)
+
+
+class CopyFrom(Function):
+    """``dst.copy_(src)`` as a graph op: the result takes src's values (broadcast, cast)."""
+
+    _array_forward = True
+    _node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, dst, src):
+        xp = xp_of(dst)
+        if backend.is_array(src) and xp_of(src) is not xp:
+            src = _transfer(src, xp_of(src), xp)
+        out = xp.empty(dst.shape, dtype=dst.dtype)
+        out[...] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, g
+
+
+def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    """Copy ``src``'s values into ``self`` (broadcasting, casting, across devices)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    record = _gm.state.enabled and (self._requires_grad or src._requires_grad)
+    if not record:
+        s = src._data
+        if xp_of(s) is not xp_of(self._data):
+            s = _transfer(s, xp_of(s), xp_of(self._data))
+        try:
+            self._data[...] = s
+        except ValueError:
+            raise RuntimeError(
+                f"copy_: the source of shape {tuple(src.shape)} cannot be broadcast to the "
+                f"destination of shape {tuple(self.shape)}"
+            ) from None
+        self._vc[0] += 1
+        return self
+    from ember.ops.pointwise import inplace
+
+    return inplace(_copy_fn)(self, src)
+
+
+def _copy_fn(dst, src):
+    from ember.ops._dispatch import binary
+
+    return binary(CopyFrom, dst, src)
+
+
+_copy_fn.__name__ = "copy"
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    """Fill with a number (or a one-element tensor)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        if value._requires_grad and _gm.state.enabled:
+            return copy_(self, value.expand(self.shape))
+        value = value.item()
+    if _gm.state.enabled and self._requires_grad:
+        from ember.ops.pointwise import inplace
+
+        return inplace(_fill_fn)(self, value)
+    self._data[...] = value
+    self._vc[0] += 1
+    return self
+
+
+class Fill(Function):
+    _array_forward = True
+    _node_name = "FillBackward0"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        out = xp_of(a).empty(a.shape, dtype=a.dtype)
+        out[...] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, None
+
+
+def _fill_fn(t, value):
+    return unary(Fill, t, value)
+
+
+_fill_fn.__name__ = "fill"
+
+
+def zero_(self: Tensor) -> Tensor:
+    """Fill with zeros."""
+    return fill_(self, 0)
+
+
+def cpu(self: Tensor, memory_format=None) -> Tensor:
+    return to(self, "cpu")
+
+
+def cuda(self: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(self, as_device("cuda" if device is None else device if not isinstance(device, int)
+                              else f"cuda:{device}"))
+
+
+def _check_leaf_inplace(t):
+    _check_inplace(t)
+
+
+Tensor.to = to
+Tensor.type = type_
+Tensor.float = _typed(_dtype.float32)
+Tensor.double = _typed(_dtype.float64)
+Tensor.half = _typed(_dtype.float16)
+Tensor.long = _typed(_dtype.int64)
+Tensor.int = _typed(_dtype.int32)
+Tensor.short = _typed(_dtype.int16)
+Tensor.char = _typed(_dtype.int8)
+Tensor.byte = _typed(_dtype.uint8)
+Tensor.bool = _typed(_dtype.bool)
+Tensor.clone = clone
+Tensor.contiguous = contiguous
+Tensor.copy_ = copy_
+Tensor.fill_ = fill_
+Tensor.zero_ = zero_
+Tensor.cpu = cpu
+Tensor.cuda = cuda
+Tensor.type_as = lambda self, other: to(self, other.dtype)
+Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: (
+    __import__("ember").tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                               requires_grad=requires_grad))

@@ -1,0 +1,345 @@
+"""Tensor creation: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``/``ones``/``full``/
+``empty`` and their ``_like`` forms, ``arange``, ``linspace``, ``logspace``, ``eye``, and the
+legacy ``Tensor(...)`` constructor.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+from ember import _dtype, backend
+from ember._device import as_device
+from ember.autograd import grad_mode as _gm
+from ember.tensor import Tensor, _init, _wrap
+
+_cpu = backend.cpu
+
+
+def _xp(device):
+    return backend.for_device(as_device(device).type)
+
+
+def _finish(data, requires_grad: bool) -> Tensor:
+    t = _wrap(data)
+    if _gm.state.inference:
+        t._is_inference = True
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _shape(size) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
+    if len(size) == 1 and not isinstance(size[0], (int, Tensor)) or (
+            len(size) == 1 and isinstance(size[0], Tensor) and size[0].ndim == 1):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        try:
+            s = s.__index__()
+        except AttributeError:
+            raise TypeError(
+                f"size must be a tuple of ints, but got an element of type {type(s).__name__}"
+            ) from None
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(s)
+    return tuple(out)
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return (default or _dtype.get_default_dtype())._np
+    return _dtype.to_np(dtype)
+
+
+def _to_numpy_tree(data):
+    """Convert nested sequences that may hold tensors or NumPy values to a NumPy array."""
+    if isinstance(data, Tensor):
+        return _device_to_numpy(data._data)
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(x, (Tensor, list, tuple)) for x in data):
+            parts = [_to_numpy_tree(x) for x in data]
+            if not parts:
+                return _cpu.array([], dtype=_cpu.float64)
+            shapes = {p.shape for p in parts}
+            if len(shapes) > 1:
+                raise ValueError(
+                    f"expected sequence of equal-length sequences, got shapes {sorted(shapes)}"
+                )
+            return _cpu.stack(parts)
+    try:
+        return _cpu.asarray(data)
+    except (ValueError, TypeError) as e:
+        raise TypeError(f"could not build a tensor from {type(data).__name__}: {e}") from None
+
+
+def _device_to_numpy(data):
+    xp = backend.namespace(data)
+    if xp.device_type == "meta":
+        raise RuntimeError("cannot read the values of a meta tensor: it holds no data")
+    return xp.to_numpy(data)
+
+
+def _infer_np(data, arr):
+    """PyTorch's dtype inference for ``tensor(data)``: Python floats take the default dtype."""
+    kind = arr.dtype.kind
+    if kind == "f" and not isinstance(data, backend.ndarray) and arr.dtype != _cpu.float16:
+        if _has_numpy_or_tensor_leaf(data):
+            return arr.dtype
+        return _dtype.get_default_dtype()._np
+    if kind == "i" and not isinstance(data, backend.ndarray) and not _has_numpy_or_tensor_leaf(data):
+        return _cpu.dtype("int64")
+    if kind in "OUS":
+        raise TypeError(f"could not infer a tensor dtype from data of NumPy kind {arr.dtype}")
+    if kind == "c":
+        raise NotImplementedError("ember has no complex dtypes")
+    return arr.dtype
+
+
+def _has_numpy_or_tensor_leaf(data) -> bool:
+    if isinstance(data, Tensor):
+        return True
+    if isinstance(data, backend.generic):
+        return True
+    if isinstance(data, (list, tuple)) and data:
+        return _has_numpy_or_tensor_leaf(data[0])
+    return False
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """Build a tensor by copying ``data`` (a number, nested sequence, array or tensor).
+
+    Example:
+        >>> ember.tensor([[1, 2], [3, 4]]).dtype
+        ember.int64
+        >>> ember.tensor([1.0, 2.0], requires_grad=True)
+        tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "ember.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        src = data.detach()
+        dev = device if device is not None else src.device
+        out = src.to(device=dev, dtype=dtype, copy=True)
+        return _finish(out._data, requires_grad)
+    arr = _to_numpy_tree(data)
+    npd = _np_dtype(dtype) if dtype is not None else _infer_np(data, arr)
+    arr = _cpu.array(arr, dtype=npd, copy=True)
+    xp = _xp(device)
+    return _finish(xp.from_numpy(arr) if xp is not _cpu else arr, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a tensor or NumPy array when it can."""
+    if isinstance(data, Tensor):
+        if dtype is None and device is None:
+            return data
+        return data.to(device=device if device is not None else data.device, dtype=dtype)
+    if isinstance(data, backend.ndarray) and (device is None or as_device(device).type == "cpu"):
+        npd = data.dtype if dtype is None else _np_dtype(dtype)
+        _dtype.from_np(npd)
+        return _wrap(data if data.dtype == npd else data.astype(npd))
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray) -> Tensor:
+    """A CPU tensor sharing memory with a NumPy array.
+
+    Example:
+        >>> a = numpy.zeros(2); t = ember.from_numpy(a); t[0] = 1; a[0]
+        1.0
+    """
+    if not isinstance(ndarray, backend.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_np(ndarray.dtype)
+    return _wrap(ndarray)
+
+
+def _filled(size, fill, dtype, device, requires_grad, default=None) -> Tensor:
+    shape = _shape(size)
+    xp = _xp(device)
+    npd = _np_dtype(dtype, default)
+    if fill is None:
+        data = xp.empty(shape, dtype=npd)
+    elif fill == 0:
+        data = xp.zeros(shape, dtype=npd)
+    else:
+        data = xp.full(shape, fill, dtype=npd)
+    return _finish(data, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of zeros of the given size. ``ember.zeros(2, 3)`` or ``ember.zeros((2, 3))``."""
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """A tensor of ones of the given size."""
+    return _filled(size, 1, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None) -> Tensor:
+    """An uninitialized tensor of the given size."""
+    return _filled(size, None, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
+    """A tensor filled with ``fill_value``; its dtype follows the value's type by default."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    default = _dtype.scalar_dtype(fill_value) if dtype is None else None
+    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype,
+                   device, requires_grad, default)
+
+
+def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
+    if dtype is None:
+        dtype = input.dtype
+    if device is None:
+        device = input.device
+    return _filled((tuple(input._data.shape),), fill, dtype, device, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    return _like(input, 0, dtype, device, requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    return _like(input, 1, dtype, device, requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    return _like(input, None, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _like(input, fill_value, dtype, device, requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError(
+            f"upper bound and larger bound inconsistent with step sign: start={start}, "
+            f"end={end}, step={step}"
+        )
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        npd = _dtype.get_default_dtype()._np if is_float else _cpu.dtype("int64")
+    else:
+        npd = _np_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    xp = _xp(device)
+    if xp.device_type == "meta":
+        data = xp.empty((n,), dtype=npd)
+    else:
+        # NOTE: matches torch: values are start + i * step computed in double, then cast.
+        data = xp.asarray(_cpu.arange(n, dtype=_cpu.float64) * step + start).astype(npd) \
+            if npd.kind == "f" else xp.asarray(_cpu.arange(start, start + n * step, step)[:n]
+                                               .astype(npd))
+    return _finish(data, requires_grad)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
+    """Deprecated in PyTorch: like ``arange`` but includes ``end`` and defaults to float."""
+    if end is None:
+        start, end = 0, start
+    n = builtins.int(math.floor((end - start) / step)) + 1
+    npd = _np_dtype(dtype)
+    xp = _xp(device)
+    data = xp.asarray((_cpu.arange(n, dtype=_cpu.float64) * step + start).astype(npd))
+    return _finish(data, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    """``steps`` values evenly spaced from ``start`` to ``end`` inclusive."""
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    npd = _np_dtype(dtype)
+    xp = _xp(device)
+    if xp.device_type == "meta":
+        return _finish(xp.empty((steps,), dtype=npd), requires_grad)
+    # NOTE: matches torch: the second half is computed backwards from ``end`` (symmetric).
+    i = _cpu.arange(steps, dtype=_cpu.float64)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    half = steps // 2
+    vals = _cpu.where(i < half, start + step * i, end - step * (steps - 1 - i))
+    if npd.kind in "iu":
+        vals = _cpu.trunc(vals)
+    return _finish(xp.asarray(vals.astype(npd)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    """``base ** linspace(start, end, steps)``."""
+    lin = linspace(start, end, steps, dtype=_dtype.float64)
+    npd = _np_dtype(dtype)
+    xp = _xp(device)
+    return _finish(xp.asarray((base ** lin._data).astype(npd)), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A 2-D tensor with ones on the diagonal."""
+    m = n if m is None else m
+    xp = _xp(device)
+    return _finish(xp.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).asarray(s, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def _legacy_new(cls, *args, **kwargs):
+    """``Tensor(*sizes)`` (uninitialized float32), ``Tensor(data)`` or ``Tensor()`` (empty)."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"Tensor() got unexpected keyword arguments {sorted(kwargs)}")
+    t = object.__new__(cls)
+    if not args:
+        data = _xp(device).empty((0,), dtype=_dtype.float32._np)
+    elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        data = _xp(device).empty(tuple(args), dtype=_dtype.float32._np)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if src.dtype is not _dtype.float32:
+            raise TypeError(f"expected ember.float32 (got {src.dtype})")
+        data = src._data
+    elif len(args) == 1:
+        arr = _to_numpy_tree(args[0]).astype(_dtype.float32._np)
+        xp = _xp(device)
+        data = arr if xp is _cpu else xp.from_numpy(arr)
+    else:
+        raise TypeError(f"Tensor() expects sizes or one data argument, got {args!r}")
+    return _init(t, data)

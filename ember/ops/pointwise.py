@@ -1,0 +1,447 @@
+"""Element-wise arithmetic: the Python operators and ``add/sub/mul/div/pow/neg``.
+
+Each op is one ``Function``: forward on raw arrays (``xp`` of the inputs), backward on Tensors.
+In-place variants (``add_``...) come from ``inplace`` below, one mechanism for all of them.
+"""
+
+from __future__ import annotations
+
+from ember import backend
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function, _check_inplace
+from ember.ops._dispatch import binary, promote2, unary, xp_of
+from ember.tensor import Tensor, _wrap
+
+
+class Add(Function):
+    _array_forward = True
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+
+
+class Sub(Function):
+    _array_forward = True
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, -g
+
+
+class Mul(Function):
+    _array_forward = True
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g * b if need_a else None), (g * a if need_b else None)
+
+
+class Div(Function):
+    _array_forward = True
+    _node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # d(a/b)/db = -a / b^2
+        return (g / b if need_a else None), (-g * a / (b * b) if need_b else None)
+
+
+class Neg(Function):
+    _array_forward = True
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+class Pow(Function):
+    _array_forward = True
+    _node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        y = a ** b
+        ctx.save_for_backward(a, b, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, y = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        ga = gb = None
+        if need_a:
+            # d a^b / da = b * a^(b-1); NOTE: matches torch: zero where b == 0 (even at a == 0)
+            ga = g * b * a ** (b - 1) if not isinstance(b, (int, float)) else (
+                g * (b * a ** (b - 1)) if b != 0 else g * 0)
+            if not isinstance(b, (int, float)):
+                ga = ga.masked_fill(b == 0, 0.0)
+        if need_b:
+            # d a^b / db = a^b * log(a); NOTE: matches torch: zero where a == 0 and b >= 0
+            if isinstance(a, (int, float)):
+                import math
+
+                ga_log = math.log(a) if a > 0 else float("nan") if a < 0 else 0.0
+                gb = g * y * ga_log
+            else:
+                gb = (g * y * a.log()).masked_fill((a == 0) & (b >= 0), 0.0)
+        return ga, gb
+
+
+def _div_prep(a, b):
+    """True division promotes integers to the default float dtype (``int / int -> float``)."""
+    from ember._dtype import get_default_dtype
+
+    xa, xb = promote2(a, b)
+    dt = xa.dtype if hasattr(xa, "dtype") else xb.dtype
+    if dt.kind in "biu":
+        return get_default_dtype()
+    return None
+
+
+def add(input, other, *, alpha=1, out=None) -> Tensor:
+    """``input + alpha * other``, with broadcasting and type promotion.
+
+    Example:
+        >>> ember.add(ember.ones(2), 2, alpha=3)
+        tensor([7., 7.])
+    """
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _out(binary(Add, input, other), out)
+
+
+def sub(input, other, *, alpha=1, out=None) -> Tensor:
+    """``input - alpha * other``."""
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b" or (
+            isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _out(binary(Sub, input, other), out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``."""
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input, other, *, out=None) -> Tensor:
+    """``input * other``."""
+    return _out(binary(Mul, input, other), out)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+    """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient.
+
+    Integer inputs give the default float dtype unless a rounding mode is given.
+    """
+    if rounding_mode is None:
+        dt = _div_prep(input, other)
+        if dt is not None:
+            input = input.to(dt) if isinstance(input, Tensor) else input
+            other = other.to(dt) if isinstance(other, Tensor) else float(other)
+        return _out(binary(Div, input, other), out)
+    if rounding_mode == "trunc":
+        return _out(_rounded_div(input, other, "trunc"), out)
+    if rounding_mode == "floor":
+        return _out(floor_divide(input, other), out)
+    raise ValueError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{rounding_mode}'"
+    )
+
+
+divide = true_divide = div
+
+
+def _rounded_div(input, other, mode):
+    xa, xb = promote2(input, other)
+    is_int = (xa.dtype if hasattr(xa, "dtype") else xb.dtype).kind in "iub"
+    if is_int:
+        return binary(TruncDivInt if mode == "trunc" else FloorDiv, input, other)
+    q = div(input, other)
+    return q.trunc() if mode == "trunc" else q.floor()
+
+
+class FloorDiv(Function):
+    _array_forward = True
+    _node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if hasattr(a, "dtype") and a.dtype.kind in "iu" or hasattr(b, "dtype") and b.dtype.kind in "iu":
+            if _any_zero(b):
+                raise RuntimeError("ZeroDivisionError: integer division by zero")
+        return a // b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0, g * 0  # piecewise constant
+
+
+class TruncDivInt(Function):
+    _array_forward = True
+    _node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if _any_zero(b):
+            raise RuntimeError("ZeroDivisionError: integer division by zero")
+        xp = xp_of(a) if backend.is_array(a) else xp_of(b)
+        q = a // b
+        # floor differs from trunc when the signs differ and the division is inexact
+        fix = ((a % b) != 0) & ((a < 0) != (b < 0))
+        return xp.where(fix, q + 1, q).astype(q.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, None
+
+
+def _any_zero(b):
+    if backend.is_array(b):
+        xp = xp_of(b)
+        return xp.device_type != "meta" and bool((b == 0).any())
+    return b == 0
+
+
+def floor_divide(input, other, *, out=None) -> Tensor:
+    """``floor(input / other)`` (PyTorch's ``//``)."""
+    xa, xb = promote2(input, other)
+    is_int = (xa.dtype if hasattr(xa, "dtype") else xb.dtype).kind in "iub"
+    if is_int:
+        return _out(binary(FloorDiv, input, other), out)
+    return _out(binary(FloorDiv, input, other), out)
+
+
+def neg(input, *, out=None) -> Tensor:
+    """``-input``."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return _out(unary(Neg, input), out)
+
+
+negative = neg
+
+
+def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001  (PyTorch's name)
+    """``input ** exponent`` element-wise (either may be a number)."""
+    return _out(binary(Pow, input, exponent), out)
+
+
+float_power = None  # defined in math ops
+
+
+def _out(result: Tensor, out):
+    """Support ``out=``: copy the result into ``out`` (resized if empty), as PyTorch does."""
+    if out is None:
+        return result
+    if out._requires_grad and _gm.state.enabled and out._grad_fn is None:
+        raise RuntimeError(
+            f"{'out='} arguments don't support automatic differentiation, but one of the "
+            "arguments requires grad."
+        )
+    if out.shape != result.shape:
+        if out.numel() != 0:
+            raise RuntimeError(
+                f"out= tensor has shape {tuple(out.shape)} but the result has shape "
+                f"{tuple(result.shape)}"
+            )
+        out._data = result._data.astype(out._data.dtype)
+        out._vc[0] += 1
+        return out
+    with _gm.no_grad():
+        out.copy_(result)
+    return out
+
+
+# ---- in-place ops: one mechanism for all of them ---------------------------------------------
+def inplace(fn):
+    """Make ``t.op_(...)`` from the out-of-place ``op(t, ...)``.
+
+    Without grad recording the result is written into ``t``'s memory (views see it). With
+    recording, ``op`` runs on a snapshot of ``t`` that carries ``t``'s history, and ``t`` is
+    rebased onto the result's node, so the graph sees the old value where backward needs it.
+    """
+
+    def method(self, *args, **kwargs):
+        record = _gm.state.enabled and (
+            self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+            or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values()))
+        if not record:
+            result = fn(self, *args, **kwargs)
+            _write(self, result)
+            return self
+        _check_inplace(self)
+        if self._base is not None and (self._base._requires_grad or _base_used(self)):
+            raise NotImplementedError(
+                f"in-place {fn.__name__}_ on a view of a tensor that takes part in autograd is "
+                "not supported by ember yet; use the out-of-place form "
+                f"(x = x.{fn.__name__}(...)) or clone() the view first"
+            )
+        snap = _wrap(self._data.copy())
+        if self._requires_grad:
+            snap._requires_grad = True
+            snap._grad_fn = self._grad_fn
+            if self._output_nr:
+                snap._output_nr = self._output_nr
+        result = fn(snap, *args, **kwargs)
+        _write(self, result)
+        self._requires_grad = result._requires_grad
+        self._grad_fn = result._grad_fn
+        self._output_nr = result._output_nr
+        return self
+
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return method
+
+
+def _base_used(t: Tensor) -> bool:
+    return False
+
+
+def _write(self: Tensor, result: Tensor) -> None:
+    src = result._data
+    dst = self._data
+    if src.dtype != dst.dtype:
+        if not _can_cast(src.dtype, dst.dtype):
+            raise RuntimeError(
+                f"result type {_name(src.dtype)} can't be cast to the desired output type "
+                f"{_name(dst.dtype)}"
+            )
+    if src.shape != dst.shape:
+        xp = xp_of(dst)
+        try:
+            xp.broadcast_shapes(src.shape, dst.shape)
+            ok = xp.broadcast_shapes(src.shape, dst.shape) == tuple(dst.shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                f"{list(xp.broadcast_shapes(src.shape, dst.shape)) if _bcast_ok(xp, src, dst) else list(src.shape)}"
+            )
+    dst[...] = src
+    self._vc[0] += 1
+
+
+def _bcast_ok(xp, a, b):
+    try:
+        xp.broadcast_shapes(a.shape, b.shape)
+        return True
+    except ValueError:
+        return False
+
+
+def _can_cast(src, dst) -> bool:
+    # NOTE: matches torch: float -> int and int -> bool are refused in in-place ops.
+    order = {"b": 0, "u": 1, "i": 1, "f": 2}
+    return order[src.kind] <= order[dst.kind]
+
+
+def _name(npd) -> str:
+    from ember._dtype import from_np
+
+    n = from_np(npd).name
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[n]
+
+
+# ---- Tensor methods and operators backed by this file ----------------------------------------
+def _radd(self, other):
+    return binary(Add, other, self)
+
+
+def _rsub(self, other):
+    return sub(other, self)
+
+
+def _rmul(self, other):
+    return binary(Mul, other, self)
+
+
+def _rtruediv(self, other):
+    return div(other, self)
+
+
+def _rpow(self, other):
+    return binary(Pow, other, self)
+
+
+def _rfloordiv(self, other):
+    return floor_divide(other, self)
+
+
+Tensor.add = add
+Tensor.sub = Tensor.subtract = sub
+Tensor.mul = Tensor.multiply = mul
+Tensor.div = Tensor.divide = Tensor.true_divide = div
+Tensor.floor_divide = floor_divide
+Tensor.neg = Tensor.negative = neg
+Tensor.pow = pow
+Tensor.__add__ = lambda self, other: binary(Add, self, other)
+Tensor.__radd__ = _radd
+Tensor.__sub__ = lambda self, other: sub(self, other)
+Tensor.__rsub__ = _rsub
+Tensor.__mul__ = lambda self, other: binary(Mul, self, other)
+Tensor.__rmul__ = _rmul
+Tensor.__truediv__ = lambda self, other: div(self, other)
+Tensor.__rtruediv__ = _rtruediv
+Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = _rfloordiv
+Tensor.__pow__ = pow
+Tensor.__rpow__ = _rpow
+Tensor.__neg__ = neg
+Tensor.__pos__ = lambda self: self
+Tensor.__iadd__ = Tensor.add_ = inplace(add)
+Tensor.__isub__ = Tensor.sub_ = Tensor.subtract_ = inplace(sub)
+Tensor.__imul__ = Tensor.mul_ = Tensor.multiply_ = inplace(mul)
+Tensor.__itruediv__ = Tensor.div_ = Tensor.divide_ = Tensor.true_divide_ = inplace(div)
+Tensor.__ifloordiv__ = Tensor.floor_divide_ = inplace(floor_divide)
+Tensor.__ipow__ = Tensor.pow_ = inplace(pow)
+Tensor.neg_ = Tensor.negative_ = inplace(neg)
