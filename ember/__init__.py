@@ -26,6 +26,7 @@ from ember._dtype import (  # noqa: F401
     short,
     uint8,
 )
+from ember import autograd  # noqa: F401,I001  (first: it imports ember.tensor in the right order)
 from ember.tensor import Size, Tensor  # noqa: F401
 from ember.autograd.grad_mode import (  # noqa: F401
     enable_grad,
@@ -36,8 +37,6 @@ from ember.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from ember import ops as _ops  # noqa: F401  (attaches Tensor methods)
-from ember import autograd  # noqa: F401
-from ember.autograd import engine as _engine, function as _function  # noqa: F401
 from ember.ops.creation import (  # noqa: F401
     arange,
     as_tensor,
@@ -57,32 +56,15 @@ from ember.ops.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from ember.ops.pointwise import (  # noqa: F401
-    add,
-    div,
-    divide,
-    floor_divide,
-    mul,
-    multiply,
-    neg,
-    negative,
-    pow,
-    rsub,
-    sub,
-    subtract,
-    true_divide,
-)
-from ember.ops.reduction import mean, sum  # noqa: F401
-from ember.ops.shape import (  # noqa: F401
-    permute,
-    reshape,
-    squeeze,
-    swapaxes,
-    swapdims,
-    t,
-    transpose,
-    unsqueeze,
-)
+from ember.ops.pointwise import *  # noqa: F401,F403,E402
+from ember.ops.math import *  # noqa: F401,F403,E402
+from ember.ops.reduction import *  # noqa: F401,F403,E402
+from ember.ops.shape import *  # noqa: F401,F403,E402
+from ember.ops.indexing import *  # noqa: F401,F403,E402
+from ember.ops.linalg import *  # noqa: F401,F403,E402
+from ember.ops.softmax import *  # noqa: F401,F403,E402
+from ember.random import *  # noqa: F401,F403,E402
+from ember import linalg  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401
 
 __version__ = "0.1.0"

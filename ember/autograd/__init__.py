@@ -1,5 +1,10 @@
 """Reverse-mode automatic differentiation (``ember.autograd``)."""
 
+from ember.autograd import anomaly_mode, engine, function, grad_mode  # noqa: F401
+from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from ember.autograd.engine import backward, grad  # noqa: F401
+from ember.autograd.function import Function, once_differentiable  # noqa: F401
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ember.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

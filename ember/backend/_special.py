@@ -141,6 +141,8 @@ _EXP_MINUS_SHIFT = 1.6038108905486379e-28  # exp(-64)
 _ROUND_2M21 = 3221225472.0
 # erfc underflows to 0 past ~27.3; clamping also turns inf into a finite, harmless argument.
 _ERFC_CLAMP = 28.0
+# Elements per slice in _apply (see there): 256 KiB of float64, to fit a core's L2 cache.
+_CHUNK = 32768
 
 
 def _polevl(x, coefs):
@@ -168,17 +170,21 @@ def _ratio(x, num, den, monic=False):
     return r
 
 
-def _patch(out, x, mask, kernel):
-    """``out[mask] = kernel(x[mask])``, 1-D arrays.
+def _select(x, mask, if_true, if_false):
+    """``if_true(x)`` where ``mask`` holds, else ``if_false(x)``; 1-D arrays.
 
-    Boolean-mask gathers and ``np.where`` are slow (branchy) on mixed masks; integer index
-    lists are not, and leave nothing to do when no element needs patching.
+    The majority branch runs on all of ``x`` (so both branches must tolerate any input) and
+    the minority one on its own elements only, gathered by an integer index: boolean-mask
+    gathers and ``np.where`` are several times slower on mixed masks (branch mispredictions).
     """
-    idx = np.flatnonzero(mask)
-    if idx.size == out.size:
-        return kernel(x)
-    if idx.size:
-        out[idx] = kernel(x[idx])
+    n_true = np.count_nonzero(mask)
+    if 2 * n_true >= mask.size:
+        mask, if_true, if_false = ~mask, if_false, if_true
+        n_true = mask.size - n_true
+    out = if_false(x)
+    if n_true:
+        idx = np.flatnonzero(mask)
+        out[idx] = if_true(x[idx])
     return out
 
 
@@ -233,7 +239,7 @@ def _erfc_far(a):
 def _erfc_pos(a):
     """erfc(a) for a >= 1, inf included."""
     a = np.minimum(a, _ERFC_CLAMP)
-    return _patch(_erfc_mid(a), a, a >= 8.0, _erfc_far)
+    return _select(a, a >= 8.0, _erfc_far, _erfc_mid)
 
 
 def _erf_large(x):
@@ -254,14 +260,17 @@ def _erfc_large(x):
 
 
 def _erf_kernel(x):
-    # nan fails |x| >= 1 and so stays on the small branch, which propagates it.
-    return _patch(_erf_small(x), x, np.abs(x) >= 1.0, _erf_large)
+    # nan fails |x| >= 1 and so goes to the small branch, which propagates it.
+    return _select(x, np.abs(x) >= 1.0, _erf_large, _erf_small)
+
+
+def _erfc_small(x):
+    e = _erf_small(x)
+    return np.subtract(1.0, e, out=e)
 
 
 def _erfc_kernel(x):
-    out = _erf_small(x)
-    np.subtract(1.0, out, out=out)
-    return _patch(out, x, np.abs(x) >= 1.0, _erfc_large)
+    return _select(x, np.abs(x) >= 1.0, _erfc_large, _erfc_small)
 
 
 def _halley(y, t):
@@ -284,12 +293,19 @@ def _erfinv_central(a):
     y = _ratio(r, _AS241_A, _AS241_B)
     y *= a
     y *= _SQRT_EIGHTH
-    # AS 241 is good to ~1e-16; one step makes the result consistent with our erf.
+    # AS 241 alone is within ~7e-16, so one (cubically convergent) Halley step reaches the
+    # rounding floor of erf itself; more would only cost time.
     t = _erf_small(y)
     t -= a
     t *= np.exp(y * y)
     t *= _SQRT_PI_OVER_TWO
     return _halley(y, t)
+
+
+def _as241_mid(s):
+    y = _ratio(s - 1.6, _AS241_C, _AS241_D)
+    y *= _SQRT_HALF
+    return y
 
 
 def _as241_far(s):
@@ -308,9 +324,7 @@ def _erfinv_tail(a):
     s = np.log(c * 0.5)  # nan for a > 1
     np.negative(s, out=s)
     s = np.sqrt(s, out=s)
-    y = _ratio(s - 1.6, _AS241_C, _AS241_D)
-    y *= _SQRT_HALF
-    y = _patch(y, s, s > 5.0, _as241_far)
+    y = _select(s, s > 5.0, _as241_far, _as241_mid)
     # residual / erf'(y) = (c - exp(-y^2) P/Q) / (2/sqrt(pi) exp(-y^2)): divide through.
     t = c / _exp_neg_square(y)
     t -= _ratio(y, _P, _Q, monic=True)
@@ -322,18 +336,28 @@ def _erfinv_tail(a):
 
 def _erfinv_kernel(x):
     a = np.abs(x)
-    y = _patch(_erfinv_central(a), a, a > 0.85, _erfinv_tail)
+    # nan fails a > 0.85 and so goes to the central branch, which propagates it.
+    y = _select(a, a > 0.85, _erfinv_tail, _erfinv_central)
     return np.copysign(y, x, out=y)
 
 
 def _apply(x, kernel):
-    """Run ``kernel`` on the flattened float64 values of ``x``; restore shape and dtype."""
+    """Run ``kernel`` on the float64 values of ``x``; keep its shape and floating dtype.
+
+    Large inputs go through in slices: a kernel's dozens of temporaries then stay in cache,
+    which makes it about twice as fast as whole-array passes.
+    """
     x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError(f"complex input ({x.dtype}) is not supported")
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    flat = x.astype(np.float64, copy=False).ravel()
+    flat = x.ravel()
+    out = np.empty(flat.shape, dtype)
     with np.errstate(all="ignore"):
-        out = kernel(flat)
-    return np.asarray(out.reshape(x.shape).astype(dtype, copy=False))
+        for start in range(0, flat.size, _CHUNK):
+            part = flat[start : start + _CHUNK]
+            out[start : start + _CHUNK] = kernel(part.astype(np.float64, copy=False))
+    return out.reshape(x.shape)
 
 
 def erf(x):

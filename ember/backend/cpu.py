@@ -7,6 +7,10 @@ from numpy import *  # noqa: F403  (this module *is* the array namespace of the 
 
 from ember.backend._special import erf, erfc, erfinv  # noqa: F401
 
+# NOTE: matches torch: floating-point exceptions (1/0, log(-1)) give inf/nan silently. NumPy's
+# state is per thread/context; this sets it for the importing one.
+_np.seterr(all="ignore")
+
 device_type = "cpu"
 ndarray = _np.ndarray
 Generator = _np.random.Generator

@@ -418,3 +418,7 @@ def _where(cond, x=None, y=None):
 @rule(_np.matmul)
 def _matmul(a, b, **kwargs):
     return _ufunc_call(_np.matmul, (a, b), {})
+
+
+# Shape rules of each op family live beside this file, one file per family.
+from ember.backend import _meta_linalg, _meta_math, _meta_reduction, _meta_shape  # noqa: E402,F401

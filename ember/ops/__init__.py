@@ -1,4 +1,18 @@
 """Differentiable ops. Each file defines one family of ``Function``s, the public functions
-that apply them, and the ``Tensor`` methods that reach them."""
+that apply them (listed in its ``__all__``), and the ``Tensor`` methods that reach them."""
 
-from ember.ops import conversion, creation, pointwise, reduction, shape  # noqa: F401
+from ember.ops import (  # noqa: F401
+    conversion,
+    creation,
+    indexing,
+    linalg,
+    math,
+    pointwise,
+    reduction,
+    shape,
+    softmax,
+)
+
+# The public op functions, by family: ``ember`` exports them all and the op-table tests
+# require a row for each.
+FAMILIES = (pointwise, math, reduction, shape, indexing, linalg, softmax)

@@ -86,6 +86,17 @@ def unary(cls, a, *args):
     return _wrap(out)
 
 
+def promote(*xs):
+    """NumPy result dtype of an n-ary op over tensors and Python numbers (PyTorch's rules)."""
+    dims, zeros, scalars = [], [], []
+    for x in xs:
+        if isinstance(x, Tensor):
+            (zeros if x._data.ndim == 0 else dims).append(_dtype._FROM_NP[x._data.dtype])
+        elif x is not None:
+            scalars.append(_dtype.scalar_dtype(x))
+    return _dtype.result_type_of(dims, zeros, scalars)._np
+
+
 def xp_of(array):
     """The backend namespace of a raw array."""
     return _ARRAY_TYPES[array.__class__]
@@ -103,4 +114,4 @@ def wrap_dims(dim, ndim):
     return dims
 
 
-__all__ = ["binary", "unary", "promote2", "xp_of", "wrap_dims", "_as_array", "_wrap"]
+__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "_as_array", "_wrap"]

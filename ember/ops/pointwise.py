@@ -417,6 +417,8 @@ def _rfloordiv(self, other):
     return floor_divide(other, self)
 
 
+__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "neg", "negative", "pow"]
+
 Tensor.add = add
 Tensor.sub = Tensor.subtract = sub
 Tensor.mul = Tensor.multiply = mul

@@ -95,5 +95,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     return unary(Mean, input, axes, keepdim, npd)
 
 
+__all__ = ["sum", "mean"]
+
 Tensor.sum = sum
 Tensor.mean = mean

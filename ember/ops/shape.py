@@ -233,6 +233,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return _as_view(unary(Reshape, input, tuple(shape)), input)
 
 
+__all__ = ["reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze"]
+
 Tensor.reshape = reshape
 Tensor.view = view
 Tensor.expand = expand

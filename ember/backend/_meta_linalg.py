@@ -1,0 +1,1 @@
+"""Meta shape rules for the linalg op family (registered with meta.rule)."""

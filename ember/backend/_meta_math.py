@@ -1,0 +1,1 @@
+"""Meta shape rules for the math op family (registered with meta.rule)."""

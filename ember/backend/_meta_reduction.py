@@ -1,0 +1,1 @@
+"""Meta shape rules for the reduction op family (registered with meta.rule)."""

@@ -1,0 +1,3 @@
+"""ember.linalg (filled in by its owner)."""
+
+__all__: list[str] = []
