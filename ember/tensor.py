@@ -37,6 +37,7 @@ class Tensor:
                  "__weakref__")
     # Rarely set; instances override them in their __dict__ when needed.
     _output_nr = 0
+    _next = None  # graph edges: a leaf is its own accumulation node and has none (engine.py)
     _hooks = None
     _post_acc_hooks = None
     _retains_grad = False
@@ -192,9 +193,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        from ember.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ---- shape and type ----------------------------------------------------------------------
     @property
@@ -293,8 +292,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # identity, as PyTorch (``==`` is element-wise)
 
     def _scalar(self, op: str):
         if self._data.size != 1:
@@ -459,5 +457,4 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim + n if dim < 0 else dim
 
 
-def as_device_of(d):
-    return as_device(d)
+from ember.autograd import engine as _engine  # noqa: E402  (the engine needs Tensor first)

@@ -38,7 +38,9 @@ def _make_grads(outputs, grad_outputs):
                     f"{out.dtype}"
                 )
             xp = backend.namespace(out._data)
-            g = _wrap(xp.ones(out._data.shape, dtype=out._data.dtype))
+            d = xp.empty(out._data.shape, dtype=out._data.dtype)
+            d[...] = 1
+            g = _wrap(d)
         elif not isinstance(g, Tensor):
             from ember.ops.creation import tensor as _tensor
 
@@ -69,6 +71,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> x.grad
         tensor([2., 2., 2.])
     """
+    if (tensors.__class__ is Tensor and grad_tensors is None and inputs is None
+            and not create_graph):
+        # the common ``loss.backward()``
+        if not tensors._requires_grad:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn"
+            )
+        _run((tensors,), _make_grads((tensors,), (None,)), bool(retain_graph), False, None,
+             True)
+        return
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
@@ -149,6 +161,7 @@ def _key(t):
 
 def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     # --- 1. dependency counts over every node reachable from the roots -----------------------
+    # A leaf tensor stands for its own accumulation node (it has no ``_next``).
     deps = {}
     stack = []
     for t in roots:
@@ -158,27 +171,27 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             stack.append(node)
     while stack:
         node = stack.pop()
-        if node.__class__ is Tensor or isinstance(node, Tensor):
+        nxt = node._next
+        if nxt is None:
             continue
-        for e in node._next:
+        for e in nxt:
             if e is not None:
-                nxt = e[0]
-                c = deps.get(nxt)
+                n = e[0]
+                c = deps.get(n)
                 if c is None:
-                    deps[nxt] = 1
-                    stack.append(nxt)
+                    deps[n] = 1
+                    stack.append(n)
                 else:
-                    deps[nxt] = c + 1
+                    deps[n] = c + 1
 
     # --- capture targets (autograd.grad / backward(inputs=)) and pruning ----------------------
-    targets = None
-    needed = None
+    targets = needed = captured = None
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
             targets.setdefault(_key(t), []).append(i)
         needed = _needed_nodes(deps, {k[0] for k in targets})
-    captured = [None] * len(inputs) if inputs is not None else None
+        captured = [None] * len(inputs)
 
     # --- 2. seed the root buffers -------------------------------------------------------------
     buffers = {}
@@ -186,23 +199,25 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         node, nr = _key(t)
         _accumulate_buffer(buffers, node, nr, g)
     ready = []
-    queued = set()
     for t in roots:
         node = t._grad_fn or t
-        if deps[node] == 0 and node not in queued:
-            queued.add(node)
+        if deps[node] == 0 and node not in [r[2] for r in ready]:
             heapq.heappush(ready, _entry(node))
 
-    # Gradients handed to more than one place must be copied before a leaf owns them.
+    # Gradients handed to more than one place are copied before a leaf owns them.
     seen = {id(g._data) for g in root_grads}
-    prev = _gm.state.enabled
-    _gm.state.enabled = create_graph
+    state = _gm.state
+    prev = state.enabled
+    state.enabled = create_graph
     try:
         while ready:
             node = heapq.heappop(ready)[2]
             buf = buffers.pop(node, None)
-            if node.__class__ is Tensor or isinstance(node, Tensor):
-                g = _run_leaf_hooks(node, buf[0] if buf is not None else None)
+            nxt = node._next
+            if nxt is None:  # a leaf tensor
+                g = buf[0] if buf is not None else None
+                if g is not None and node._hooks:
+                    g = _run_leaf_hooks(node, g)
                 if targets is None:
                     if g is not None:
                         _accumulate_leaf(node, g, create_graph, seen)
@@ -211,34 +226,50 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                         captured[i] = g
                 continue
 
-            grads = _node_grads(node, buf)
+            grads = buf if buf is not None else [None] * node._n_out
+            if node._tensor_pre_hooks is not None:
+                grads = _node_grads(node, grads)
             if targets is not None:
                 for nr in range(node._n_out):
-                    idx = targets.get((node, nr))
-                    if idx is not None:
-                        for i in idx:
-                            captured[i] = grads[nr]
+                    for i in targets.get((node, nr), ()):
+                        captured[i] = grads[nr]
                 if node not in needed:
                     _release(node, retain_graph)
                     continue
-            in_grads = _call_backward(node, grads)
-            if not retain_graph:
-                node._saved = _FREED if node._saved is not None else None
-            nxt = node._next
+            if (node._n_out == 1 and grads[0] is not None and node._pre_hooks is None
+                    and node._post_hooks is None and node._trace is None):
+                in_grads = node._function.backward(node, grads[0])  # the common case
+                if in_grads.__class__ is not tuple or len(in_grads) != len(nxt):
+                    in_grads = _check_count(node, in_grads)
+            else:
+                in_grads = _call_backward(node, grads)
+            if not retain_graph and node._saved is not None:
+                node._saved = _FREED
             meta = node._meta
             for i, e in enumerate(nxt):
                 if e is None:
                     continue
                 target = e[0]
-                g = in_grads[i] if i < len(in_grads) else None
-                if g is not None:
-                    if needed is None or target in needed:
-                        g = _fit(g, meta[i], node, i)
-                        _accumulate_buffer(buffers, target, e[1], g)
+                g = in_grads[i]
+                if g is not None and (needed is None or target in needed):
+                    m = meta[i]
+                    if g.__class__ is not Tensor or g._data.shape != m[0] or \
+                            g._data.dtype != m[1]:
+                        g = _fit(g, m, node, i)
+                    b = buffers.get(target)
+                    if b is None:
+                        b = [None] * (1 if target._next is None
+                                      else target._n_out)
+                        buffers[target] = b
+                    nr = e[1]
+                    b[nr] = g if b[nr] is None else b[nr] + g
                 c = deps[target] - 1
                 deps[target] = c
                 if c == 0 and (needed is None or target in needed):
-                    heapq.heappush(ready, _entry(target))
+                    if target._next is None:
+                        heapq.heappush(ready, (1, next(_tie), target))
+                    else:
+                        heapq.heappush(ready, (-target._seq, 0, target))
         if accumulate and inputs is not None:
             done = set()
             for t, g in zip(inputs, captured):
@@ -246,7 +277,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     done.add(id(t))
                     _accumulate_leaf(t, g, create_graph, seen)
     finally:
-        _gm.state.enabled = prev
+        state.enabled = prev
     return captured
 
 
@@ -254,8 +285,8 @@ _tie = itertools.count()
 
 
 def _entry(node):
-    # Ready queue order: newest node first (highest sequence number); leaves last.
-    if node.__class__ is Tensor or isinstance(node, Tensor):
+    # Ready queue order: newest node first (highest sequence number), leaves last.
+    if node._next is None:
         return (1, next(_tie), node)
     return (-node._seq, 0, node)
 
@@ -305,10 +336,8 @@ def _accumulate_buffer(buffers, node, nr, g):
         buf[nr] = buf[nr] + g
 
 
-def _node_grads(node: BackwardNode, buf):
+def _node_grads(node: BackwardNode, grads):
     """The gradients of a node's outputs, after tensor hooks and retain_grad."""
-    n = node._n_out
-    grads = buf if buf is not None else [None] * n
     hooks = node._tensor_pre_hooks
     if hooks is not None:
         for nr, hl in hooks.items():
@@ -337,19 +366,7 @@ def _call_backward(node: BackwardNode, grads):
                 m = node._out_meta[i]
                 if m is not None:
                     grads[i] = _wrap(_zeros_for(grads, m))
-    fn = node._function
-    out = fn.backward(node, *grads)
-    if out.__class__ is not tuple:
-        out = (out,) if not isinstance(out, list) else tuple(out)
-    n_in = len(node._next)
-    if len(out) != n_in:
-        if len(out) > n_in and all(g is None for g in out[n_in:]):
-            out = out[:n_in]
-        else:
-            raise RuntimeError(
-                f"function {type(node).__name__} returned an incorrect number of gradients "
-                f"(expected {n_in}, got {len(out)})"
-            )
+    out = _check_count(node, node._function.backward(node, *grads))
     if node._post_hooks:
         for h in node._post_hooks:
             r = h(out, tuple(grads))
@@ -359,6 +376,21 @@ def _call_backward(node: BackwardNode, grads):
         from ember.autograd.anomaly_mode import _check_grads
 
         _check_grads(node, out)
+    return out
+
+
+def _check_count(node, out):
+    """Normalize what a backward returned to a tuple with one entry per forward argument."""
+    if out.__class__ is not tuple:
+        out = tuple(out) if isinstance(out, list) else (out,)
+    n_in = len(node._next)
+    if len(out) != n_in:
+        if len(out) > n_in and all(g is None for g in out[n_in:]):
+            return out[:n_in]
+        raise RuntimeError(
+            f"function {type(node).__name__} returned an incorrect number of gradients "
+            f"(expected {n_in}, got {len(out)})"
+        )
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections import OrderedDict
 
 from ember import backend
 from ember.autograd import grad_mode as _gm
@@ -26,22 +27,20 @@ _FREED = object()
 
 
 class _HookList:
-    """An ordered dict of hooks keyed by id, with handles that remove them."""
+    """Hooks in registration order, keyed by handle id; ``retain`` is the retain_grad hook,
+    which runs after all others."""
 
     __slots__ = ("hooks", "retain", "__weakref__")
 
     def __init__(self):
-        self.hooks = {}
-        self.retain = None  # the retain_grad hook, which runs after the others
+        self.hooks = OrderedDict()
+        self.retain = None
 
     def add(self, hook, prepend: bool = False):
         handle = RemovableHandle(self.hooks)
+        self.hooks[handle.id] = hook
         if prepend:
-            self.hooks = {handle.id: hook, **self.hooks}
-            handle.hooks_dict_ref = weakref.ref(self.hooks)
-        else:
-            self.hooks[handle.id] = hook
-        handle._owner = weakref.ref(self)
+            self.hooks.move_to_end(handle.id, last=False)
         return handle
 
     def __bool__(self):
@@ -52,28 +51,23 @@ class _HookList:
 
 
 class RemovableHandle:
-    """Handle returned by ``register_*hook``: ``remove()`` unregisters the hook (also as a
-    context manager)."""
+    """Returned by every ``register_*hook``: ``remove()`` unregisters the hook (also on exit
+    when used as a context manager). Holds the hook dicts weakly, as PyTorch's does."""
 
     _next_id = itertools.count()
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
-        self._owner = None
-        self.extra_dict_ref = () if extra_dict is None else (
-            tuple(weakref.ref(d) for d in (extra_dict if isinstance(extra_dict, list)
-                                           else [extra_dict])))
+        extra = [] if extra_dict is None else (
+            extra_dict if isinstance(extra_dict, list) else [extra_dict])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
 
     def remove(self) -> None:
-        owner = self._owner() if self._owner is not None else None
-        d = owner.hooks if owner is not None else self.hooks_dict_ref()
-        if d is not None and self.id in d:
-            del d[self.id]
-        for ref in self.extra_dict_ref:
-            extra = ref()
-            if extra is not None and self.id in extra:
-                del extra[self.id]
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            d = ref()
+            if d is not None and self.id in d:
+                del d[self.id]
 
     def __enter__(self):
         return self
@@ -394,6 +388,54 @@ def _edges(ctx, args):
 
 def _record(ctx, args, raw, out):
     """Wrap the outputs of a recorded built-in op and make ``ctx`` their ``grad_fn``."""
+    if (out.__class__ is tuple or ctx._dirty is not None or ctx._non_diff is not None
+            or _gm.state.anomaly):
+        return _record_general(ctx, args, raw, out)
+    # The common case, kept short: one output, nothing in place, no anomaly mode.
+    nxt = []
+    meta = []
+    needs = []
+    for a in args:
+        if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad:
+            fn = a._grad_fn
+            nxt.append((a, 0) if fn is None else (fn, a._output_nr))
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            needs.append(True)
+        else:
+            nxt.append(None)
+            meta.append(None)
+            needs.append(False)
+    ctx._next = nxt
+    ctx._meta = meta
+    ctx.needs_input_grad = tuple(needs)
+    ctx._seq = next(_seq)
+    ctx._n_out = 1
+    if out.__class__ not in _ARRAY_TYPES:
+        out = backend.cpu.asarray(out)
+    t = _new(Tensor)
+    t._data = out
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    if out.dtype.kind == "f":
+        t._requires_grad = True
+        t._grad_fn = ctx
+        ctx._out_meta = ((out.shape, out.dtype),)
+    else:
+        t._requires_grad = False
+        t._grad_fn = None
+        ctx._out_meta = (None,)
+    to_save = ctx._to_save
+    if to_save is not None:
+        ctx._to_save = None
+        outs = (out,)
+        results = (t,)
+        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+    return t
+
+
+def _record_general(ctx, args, raw, out):
     _edges(ctx, args)
     ctx._seq = next(_seq)
     if _gm.state.anomaly:
@@ -490,8 +532,7 @@ def _apply_tensors(cls, args, kwargs):
             out_meta.append(None)
             continue
         if any(o is d for d in dirty):
-            _check_inplace(o)
-            o._vc[0] += 1
+            _check_inplace(o)  # forward's own in-place op already bumped the version
             t = o
         elif any(o is a for a in args) or o._grad_fn is not None:
             # NOTE: matches torch: an input returned as is becomes a new tensor (a view).

@@ -24,6 +24,55 @@ def from_numpy(array):
     return array
 
 
+def is_contiguous(array) -> bool:
+    return array.flags.c_contiguous
+
+
+def strides_of(array) -> tuple:
+    """Strides in elements, as PyTorch reports them."""
+    return tuple(s // array.itemsize for s in array.strides)
+
+
+def _root(array):
+    while isinstance(array.base, _np.ndarray):
+        array = array.base
+    return array
+
+
+def storage_offset(array) -> int:
+    root = _root(array)
+    return (array.__array_interface__["data"][0] - root.__array_interface__["data"][0]) \
+        // array.itemsize
+
+
+def data_ptr(array) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def device_index(array):
+    return None
+
+
+def broadcast_to(array, shape, subok=False):
+    """NumPy's broadcast_to, without its Python overhead for contiguous inputs (the hot
+    path of every reduction's backward)."""
+    shape = tuple(shape)
+    if array.flags.c_contiguous and array.ndim <= len(shape):
+        lead = len(shape) - array.ndim
+        strides = [0] * lead
+        for i, (s, t) in enumerate(zip(array.shape, shape[lead:])):
+            if s == t:
+                strides.append(array.strides[i])
+            elif s == 1:
+                strides.append(0)
+            else:
+                return _np.broadcast_to(array, shape)
+        out = _np.ndarray(shape, array.dtype, array, 0, tuple(strides))
+        out.flags.writeable = False
+        return out
+    return _np.broadcast_to(array, shape)
+
+
 def add_at(target, index, values):
     """``target[index] += values`` with repeated indices accumulated (scatter-add)."""
     _np.add.at(target, index, values)

@@ -111,6 +111,27 @@ class MetaArray:
     def fill(self, value):
         pass
 
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _RULES[_np.sum](self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _RULES[_np.mean](self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _RULES[_np.max](self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _RULES[_np.min](self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _RULES[_np.prod](self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        return _RULES[_np.any](self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        return _RULES[_np.all](self, axis=axis, keepdims=keepdims)
+
     def item(self):
         raise RuntimeError("a meta array holds no data: item() is not available")
 

@@ -10,6 +10,8 @@ from ember.tensor import Tensor
 
 def _expand_back(g, shape, axes, keepdim):
     """Broadcast a reduced gradient back to the input ``shape``."""
+    if axes is None and g.ndim == 0:
+        return g.expand(shape)
     if not keepdim and axes is not None and shape:
         g = g.reshape([1 if i in axes else s for i, s in enumerate(shape)])
     elif not keepdim and axes is None:
@@ -26,8 +28,7 @@ class Sum(Function):
         ctx.shape = a.shape
         ctx.axes = axes
         ctx.keepdim = keepdim
-        xp = xp_of(a)
-        return xp.sum(a, axis=axes, keepdims=keepdim, dtype=np_dtype)
+        return a.sum(axis=axes, keepdims=keepdim, dtype=np_dtype)
 
     @staticmethod
     def backward(ctx, g):

@@ -1,0 +1,1 @@
+"""ember's benchmarks against PyTorch (see bench/run.py)."""

@@ -1,0 +1,149 @@
+"""Benchmarks: ember and PyTorch side by side in one process run.
+
+Each workload is timed for ember and for PyTorch (CPU eager, same thread count), alternating
+A B A B after warm-up; we report the median time of each and the ratio ember/PyTorch (lower is
+better). ``python -m bench`` runs them all, ``--quick`` runs tiny sizes as a smoke check,
+``--only NAME`` runs one workload. Without PyTorch installed, ember's figures are printed alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import ember
+
+try:
+    import torch
+except ImportError:  # the script must run without torch
+    torch = None
+
+WORKLOADS = {}
+
+
+def workload(name):
+    def deco(fn):
+        WORKLOADS[name] = fn
+        return fn
+
+    return deco
+
+
+def timeit(fn, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - t0) / number
+
+
+def compare(label, ember_fn, torch_fn, number, rounds=7, unit="us"):
+    """Alternate ember and torch timings; print medians and the ratio. Returns the medians."""
+    scale = {"us": 1e6, "ms": 1e3, "s": 1.0}[unit]
+    ember_fn(), torch_fn and torch_fn()  # warm-up
+    timeit(ember_fn, max(1, number // 10))
+    if torch_fn:
+        timeit(torch_fn, max(1, number // 10))
+    te, tt = [], []
+    for _ in range(rounds):
+        te.append(timeit(ember_fn, number))
+        if torch_fn:
+            tt.append(timeit(torch_fn, number))
+    me = statistics.median(te) * scale
+    if torch_fn:
+        mt = statistics.median(tt) * scale
+        print(f"  {label:<40} ember {me:10.3f} {unit}   torch {mt:10.3f} {unit}   "
+              f"ratio {me / mt:6.2f}")
+        return me, mt
+    print(f"  {label:<40} ember {me:10.3f} {unit}")
+    return me, None
+
+
+@workload("matmul-peak")
+def matmul_peak(quick):
+    n = 256 if quick else 2048
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal((n, n), dtype=np.float32)
+    b_np = rng.standard_normal((n, n), dtype=np.float32)
+    a, b = ember.from_numpy(a_np), ember.from_numpy(b_np)
+    flop = 2 * n**3
+    number = 20 if quick else 3
+    me, mn = compare(f"matmul {n}^3 float32 (vs NumPy)", lambda: a @ b, lambda: a_np @ b_np,
+                     number, unit="ms")
+    print(f"  {'':<40} ember {flop / me / 1e6:8.1f} GFLOP/s   NumPy {flop / mn / 1e6:8.1f} "
+          f"GFLOP/s   ember/NumPy throughput {mn / me:5.2f}")
+    if torch is not None:
+        ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
+        compare(f"matmul {n}^3 float32 (vs torch)", lambda: a @ b, lambda: ta @ tb, number,
+                unit="ms")
+
+
+@workload("op-overhead")
+def op_overhead(quick):
+    number = 2000 if quick else 200000
+    for rg in (False, True):
+        a = ember.ones(16, requires_grad=rg)
+        b = ember.ones(16, requires_grad=rg)
+        tfn = None
+        if torch is not None:
+            ta = torch.ones(16, requires_grad=rg)
+            tb = torch.ones(16, requires_grad=rg)
+            tfn = lambda: ta + tb  # noqa: E731
+        compare(f"a + b (16,), requires_grad={rg}", lambda: a + b, tfn, number)
+    a = ember.ones(16, requires_grad=True)
+    b = ember.ones(16, requires_grad=True)
+    tfn = None
+    if torch is not None:
+        ta = torch.ones(16, requires_grad=True)
+        tb = torch.ones(16, requires_grad=True)
+        tfn = lambda: (ta + tb).sum().backward()  # noqa: E731
+    compare("(a + b).sum().backward() (16,)", lambda: (a + b).sum().backward(), tfn,
+            number // 10)
+
+
+def describe():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    blas = ""
+    try:
+        cfg = np.show_config(mode="dicts")
+        blas = cfg.get("Build Dependencies", {}).get("blas", {}).get("name", "")
+    except Exception:  # noqa: BLE001  (best effort description)
+        pass
+    lines = [
+        f"date: {time.strftime('%Y-%m-%d')}",
+        f"cpu: {cpu}, {os.cpu_count()} cores",
+        f"python {sys.version.split()[0]}, numpy {np.__version__} (BLAS: {blas or 'unknown'})",
+        f"torch {torch.__version__ if torch else 'not installed'}"
+        + (f", threads {torch.get_num_threads()}" if torch else ""),
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="tiny sizes (smoke check)")
+    p.add_argument("--only", action="append", choices=sorted(WORKLOADS), help="run one workload")
+    args = p.parse_args(argv)
+    print(describe())
+    for name, fn in WORKLOADS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"\n[{name}]")
+        fn(args.quick)
+
+
+if __name__ == "__main__":
+    main()
