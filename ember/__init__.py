@@ -65,6 +65,7 @@ from ember.ops.linalg import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.random import *  # noqa: F401,F403,E402
 from ember import linalg  # noqa: F401,E402
+from ember._tensor_str import set_printoptions  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401
 
 __version__ = "0.1.0"

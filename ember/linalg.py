@@ -1,3 +1,283 @@
-"""ember.linalg (filled in by its owner)."""
+"""``ember.linalg``: PyTorch's ``torch.linalg`` norms (``norm``, ``vector_norm``,
+``matrix_norm``, ``svdvals``).
 
-__all__: list[str] = []
+``vector_norm`` is one ``Function`` with PyTorch's backward formula for each order; matrix norms
+compose it with ``amax``/``amin``/``sum``, and with the singular values for ``'nuc'``, 2 and -2.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember import _dtype
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function
+from ember.ops._dispatch import unary, xp_of
+from ember.ops.reduction import _acc_dtype, _axes, _keep, _tname, amax, amin
+from ember.ops.reduction import sum as _sum
+from ember.tensor import Tensor, _wrap, _wrap_dim
+
+_INF = math.inf
+
+
+def _check_float(input: Tensor, op: str, low_precision: bool = True):
+    d = input._data.dtype
+    if d.kind != "f":
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
+        )
+    if not low_precision and d.itemsize == 2:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_tname(d)}")
+
+
+def _apply_dtype(input: Tensor, dtype, op: str) -> Tensor:
+    if dtype is None:
+        return input
+    npd = _dtype.to_np(dtype)
+    if npd.kind != "f":
+        raise RuntimeError(f"{op}: dtype should be floating point or complex. Got {_tname(npd)}")
+    if npd.itemsize < input._data.dtype.itemsize:
+        raise RuntimeError(
+            f"{op}: the dtype of the input ({_dtype.from_np(input._data.dtype)}) should be "
+            f"convertible without narrowing to the specified dtype ({_dtype.from_np(npd)})"
+        )
+    return input.to(_dtype.from_np(npd))
+
+
+class LinalgVectorNorm(Function):
+    _array_forward = True
+    _node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, ord, axes, keepdim):
+        ctx.ord, ctx.axes, ctx.keepdim = ord, axes, keepdim
+        xp = xp_of(a)
+        acc = _acc_dtype(a.dtype)
+        x = xp.abs(a.astype(acc, copy=False))
+        if ord == 0:
+            r = xp.sum(x != 0, axis=axes, keepdims=keepdim, dtype=acc)
+        elif ord == _INF:
+            r = xp.max(x, axis=axes, keepdims=keepdim)
+        elif ord == -_INF:
+            r = xp.min(x, axis=axes, keepdims=keepdim)
+        elif ord == 1:
+            r = xp.sum(x, axis=axes, keepdims=keepdim)
+        elif ord == 2:
+            r = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
+        else:
+            r = xp.sum(x ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+        r = xp.asarray(r).astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, norm = ctx.saved_tensors
+        return _vector_norm_backward(ctx, g, x, norm), None, None, None
+
+
+def _vector_norm_backward(ctx, g, x, norm):
+    """PyTorch's ``norm_backward``; its ``masked_fill`` at zeros become safe denominators (the
+    masked positions get exactly 0, and no 0/0 enters the graph)."""
+    p = ctx.ord
+    xd = x._data
+    xp = xp_of(xd)
+    shape = xd.shape
+    g = _keep(g, shape, ctx.axes, ctx.keepdim)
+    norm = _keep(norm, shape, ctx.axes, ctx.keepdim)
+    if p == 0:
+        return g * 0 * x
+    sgn = _wrap(xp.sign(xd))
+    absx = x * sgn
+    if p == 1:
+        return g * sgn
+    nd = norm._data
+    norm_zero = _wrap((nd == 0).astype(nd.dtype))
+    norm_nonzero = 1 - norm_zero
+    if math.isinf(p):
+        mask = xp.abs(xd) == nd
+        count = xp.sum(mask, axis=ctx.axes, keepdims=True)
+        return sgn * (g / _wrap(count.astype(xd.dtype)) * _wrap(mask.astype(xd.dtype)))
+    if p == 2:
+        return g * (x / (norm + norm_zero)) * norm_nonzero
+    if p < 1:
+        x_zero = _wrap((xd == 0).astype(xd.dtype))
+        scaled = sgn * (absx + x_zero) ** (p - 1)
+        return scaled * g * norm ** (1 - p)
+    scaled = sgn * absx ** (p - 1) if p < 2 else x * absx ** (p - 2)
+    return scaled * (g / (norm + norm_zero) ** (p - 1) * norm_nonzero)
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The vector ``ord``-norm of ``x`` over ``dim`` (every dim, flattened, when None):
+    ``sum(|x|^ord)^(1/ord)``, with ``ord`` = ``inf``/``-inf`` the max/min of ``|x|`` and 0 the
+    count of nonzeros.
+
+    Example:
+        >>> ember.linalg.vector_norm(ember.tensor([3.0, -4.0]), ord=1)
+        tensor(7.)
+    """
+    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    _check_float(x, "linalg.vector_norm")
+    x = _apply_dtype(x, dtype, "linalg.vector_norm")
+    axes = _axes(x, dim)
+    if (ord < 0 or ord == _INF) and x._data.size == 0:
+        what = f"{ord}"
+        if axes is None:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {what} norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
+        for d in axes:
+            if x._data.shape[d] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {what} norm on the dimension {d} "
+                    "because this dimension is empty and the operation does not have an identity"
+                )
+    return unary(LinalgVectorNorm, x, ord, axes, keepdim)
+
+
+class _Svdvals(Function):
+    _array_forward = True
+    _node_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        if not hasattr(xp, "linalg") or not hasattr(xp.linalg, "svd"):
+            raise NotImplementedError(
+                f"singular values on the {xp.device_type} device are not supported by ember"
+            )
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        ctx.u, ctx.vh = u, vh
+        return s
+
+    @staticmethod
+    def backward(ctx, g):
+        if _gm.state.enabled:
+            raise NotImplementedError(
+                "double backward through singular values (svdvals, matrix norms 'nuc', 2 and -2) "
+                "is not supported by ember"
+            )
+        # d sigma_k = u_k^T dA v_k, so dA = U diag(g) V^T
+        u, vh = ctx.u, ctx.vh
+        gd = g._data
+        return _wrap(xp_of(gd).matmul(u * gd[..., None, :], vh))
+
+
+def svdvals(A: Tensor, *, driver=None) -> Tensor:
+    """Singular values of ``A`` (or of each matrix of a batch), in descending order.
+
+    Example:
+        >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, -4.0]]))
+        tensor([4., 3.])
+    """
+    if A.ndim < 2:
+        raise RuntimeError(
+            f"linalg.svd: The input tensor A must have at least 2 dimensions (got shape "
+            f"{tuple(A.shape)})"
+        )
+    _check_float(A, "linalg.svd", low_precision=False)
+    return unary(_Svdvals, A)
+
+
+def _backshift(A: Tensor, d0: int, d1: int) -> tuple:
+    """``A`` with dims ``d0, d1`` moved last (in that order), and the permutation used."""
+    perm = [i for i in range(A.ndim) if i not in (d0, d1)] + [d0, d1]
+    return A.permute(perm), perm
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
+                ) -> Tensor:
+    """The matrix norm of ``A`` over the two dims ``dim``: ``'fro'``, ``'nuc'`` (sum of
+    singular values), ``inf``/``-inf`` (max/min row abs-sum), 1/-1 (max/min column abs-sum),
+    2/-2 (largest/smallest singular value).
+
+    Example:
+        >>> ember.linalg.matrix_norm(ember.tensor([[1.0, -2.0], [3.0, 4.0]]), ord=1)
+        tensor(6.)
+    """
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    dims = tuple(_wrap_dim(d, A.ndim) for d in ((dim,) if isinstance(dim, int) else dim))
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dims}")
+    if dims[0] == dims[1]:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})"
+        )
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        if ord == "fro":
+            return vector_norm(A, 2, dims, keepdim, dtype=dtype)
+        _check_float(A, "linalg.matrix_norm", low_precision=False)
+        return _svd_norm(_apply_dtype(A, dtype, "linalg.matrix_norm"), dims, keepdim, "nuc")
+    if abs(ord) not in (1, 2, _INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    _check_float(A, "linalg.matrix_norm", low_precision=abs(ord) != 2)
+    if abs(ord) == 2:
+        return _svd_norm(_apply_dtype(A, dtype, "linalg.matrix_norm"), dims, keepdim, ord)
+    d0, d1 = dims
+    if abs(ord) == _INF:
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = vector_norm(A, 1.0, d0, keepdim, dtype=dtype)
+    if sums.shape[d1] == 0:
+        if ord > 0:  # NOTE: matches torch: the max over an empty dim is 0 here
+            return sums.sum(d1, keepdim) * 0
+        raise RuntimeError(f"linalg.matrix_norm: the {ord} norm of an empty matrix is undefined")
+    return (amax if ord > 0 else amin)(sums, d1, keepdim)
+
+
+def _svd_norm(A: Tensor, dims, keepdim: bool, ord):
+    B, perm = _backshift(A, *dims)
+    s = svdvals(B)
+    if ord == "nuc":
+        r = _sum(s, -1, keepdim)
+    elif s.shape[-1] == 0:
+        r = _sum(s, -1, keepdim) * 0
+    else:
+        r = (amax if ord > 0 else amin)(s, -1, keepdim)
+    if keepdim:
+        inv = [0] * A.ndim
+        for i, p in enumerate(perm):
+            inv[p] = i
+        r = r.unsqueeze(-1).permute(inv)
+    return r
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """A vector or a matrix norm, chosen as ``torch.linalg.norm`` does: ``dim`` of length 2
+    (or a 2-D input with ``ord`` given and no ``dim``) gives ``matrix_norm``, else
+    ``vector_norm`` (``ord=None``: the 2-norm of the flattened input).
+
+    Example:
+        >>> ember.linalg.norm(ember.tensor([[1.0, 2.0], [2.0, 4.0]]))
+        tensor(5.)
+    """
+    if dim is not None:
+        if isinstance(dim, int):
+            dim = (dim,)
+        if len(dim) not in (1, 2):
+            raise RuntimeError(
+                f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"
+            )
+    elif ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {A.ndim}D"
+        )
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.ndim == 2)):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number for a vector norm; got "
+                           f"{ord!r}")
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "svdvals"]

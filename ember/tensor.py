@@ -42,6 +42,8 @@ class Tensor:
     _post_acc_hooks = None
     _retains_grad = False
     _is_inference = False
+    _view_fn = None  # on views: recreates this view from ``_base`` (a Tensor -> Tensor function)
+    _view_version = 0  # on views: the version counter when the view's history was last valid
     __array_priority__ = 1000  # make ``ndarray + Tensor`` defer to Tensor.__radd__
 
     def __new__(cls, *args, **kwargs):
@@ -361,7 +363,7 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None) -> str:
         from ember._tensor_str import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0 and spec:

@@ -334,12 +334,21 @@ class Function(metaclass=_FunctionMeta):
         return _apply_tensors(cls, args, kwargs)
 
 
+def refresh_stale_view(t: Tensor) -> None:
+    """A view whose base was changed in place gets its history re-derived before use."""
+    from ember.ops.pointwise import refresh_view
+
+    refresh_view(t)
+
+
 def _apply_arrays(cls, args, kwargs):
     """Run a built-in op: forward on arrays, outputs wrapped, node recorded if needed."""
     raw = []
     requires = False
     for a in args:
         if isinstance(a, Tensor):
+            if a._base is not None and a._view_version != a._vc[0]:
+                refresh_stale_view(a)
             raw.append(a._data)
             if a._requires_grad:
                 requires = True

@@ -1,1 +1,56 @@
 """Meta shape rules for the linalg op family (registered with meta.rule)."""
+
+from __future__ import annotations
+
+import numpy
+
+from ember.backend import meta as _meta
+from ember.backend.meta import MetaArray, broadcast_shapes, rule
+
+# meta.py asks NumPy for a ufunc's result dtype with 0-d stand-ins, which matmul rejects (its core
+# dims need 1-D); matmul's dtype is the operands' result type, so give the answers up front.
+# Drop this once meta._ufunc_call computes matmul's dtype with numpy.result_type.
+_TYPES = [
+    numpy.dtype(t)
+    for t in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+]
+for _a in _TYPES:
+    for _b in _TYPES:
+        _meta._dtype_cache.setdefault((numpy.matmul, None, (_a, _b)), numpy.result_type(_a, _b))
+
+
+def _dtype_of(arrays):
+    return numpy.result_type(*[numpy.zeros((), a.dtype) for a in arrays])
+
+
+@rule(numpy.einsum)
+def _einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    # ember's ops pass canonical equations: explicit output, letters only
+    if not isinstance(subscripts, str) or "->" not in subscripts or "." in subscripts:
+        raise NotImplementedError(
+            f"meta einsum supports explicit equations without '...' only, got {subscripts!r}"
+        )
+    lhs, rhs = subscripts.replace(" ", "").split("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} terms for {len(operands)} operands")
+    sizes = {}
+    for term, a in zip(terms, operands, strict=True):
+        if len(term) != a.ndim:
+            raise ValueError(f"einsum: term {term!r} for an operand of shape {a.shape}")
+        for c, s in zip(term, a.shape, strict=True):
+            prev = sizes.get(c, 1)
+            if prev != s and prev != 1 and s != 1:
+                raise ValueError(f"einsum: label {c} has sizes {prev} and {s}")
+            sizes[c] = max(prev, s) if prev != 1 else s
+    shape = tuple(sizes[c] for c in rhs)
+    return MetaArray(shape, dtype if dtype is not None else _dtype_of(operands))
+
+
+@rule(numpy.cross)
+def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is None or a.ndim != b.ndim:
+        raise NotImplementedError("meta cross supports axis= with operands of equal ndim only")
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError("cross: the axis must have length 3 in both operands")
+    return MetaArray(broadcast_shapes(a.shape, b.shape), _dtype_of((a, b)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import NOGRAD_CTX, _as_array, _record
+from ember.autograd.function import NOGRAD_CTX, _as_array, _record, refresh_stale_view
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _state = _gm.state
@@ -62,6 +62,10 @@ def _number(x, like):
 
 def binary(cls, a, b):
     """Apply the two-operand ``Function`` ``cls`` to tensors or numbers ``a`` and ``b``."""
+    if a.__class__ is Tensor and a._base is not None and a._view_version != a._vc[0]:
+        refresh_stale_view(a)
+    if b.__class__ is Tensor and b._base is not None and b._view_version != b._vc[0]:
+        refresh_stale_view(b)
     xa, xb = promote2(a, b)
     if _state.enabled and (
         (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad
@@ -77,6 +81,8 @@ def binary(cls, a, b):
 
 def unary(cls, a, *args):
     """Apply the one-tensor ``Function`` ``cls`` (extra non-tensor ``args`` pass through)."""
+    if a._base is not None and a._view_version != a._vc[0]:
+        refresh_stale_view(a)
     if a._requires_grad and _state.enabled:
         ctx = cls._Node()
         return _record(ctx, (a, *args), (a._data, *args), cls.forward(ctx, a._data, *args))

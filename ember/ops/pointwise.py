@@ -305,6 +305,7 @@ def inplace(fn):
     Without grad recording the result is written into ``t``'s memory (views see it). With
     recording, ``op`` runs on a snapshot of ``t`` that carries ``t``'s history, and ``t`` is
     rebased onto the result's node, so the graph sees the old value where backward needs it.
+    On a view, the view's base is rebased too (``CopySlices``).
     """
 
     def method(self, *args, **kwargs):
@@ -315,24 +316,12 @@ def inplace(fn):
             result = fn(self, *args, **kwargs)
             _write(self, result)
             return self
+        if self._base is not None:
+            return _inplace_on_view(self, fn, args, kwargs)
         _check_inplace(self)
-        if self._base is not None and (self._base._requires_grad or _base_used(self)):
-            raise NotImplementedError(
-                f"in-place {fn.__name__}_ on a view of a tensor that takes part in autograd is "
-                "not supported by ember yet; use the out-of-place form "
-                f"(x = x.{fn.__name__}(...)) or clone() the view first"
-            )
-        snap = _wrap(self._data.copy())
-        if self._requires_grad:
-            snap._requires_grad = True
-            snap._grad_fn = self._grad_fn
-            if self._output_nr:
-                snap._output_nr = self._output_nr
-        result = fn(snap, *args, **kwargs)
+        result = fn(_snapshot(self), *args, **kwargs)
         _write(self, result)
-        self._requires_grad = result._requires_grad
-        self._grad_fn = result._grad_fn
-        self._output_nr = result._output_nr
+        _take_history(self, result)
         return self
 
     method.__name__ = fn.__name__ + "_"
@@ -340,8 +329,76 @@ def inplace(fn):
     return method
 
 
-def _base_used(t: Tensor) -> bool:
-    return False
+def _snapshot(t: Tensor) -> Tensor:
+    """A copy of ``t``'s data that carries ``t``'s place in the graph."""
+    snap = _wrap(t._data.copy())
+    if t._requires_grad:
+        snap._requires_grad = True
+        snap._grad_fn = t._grad_fn
+        if t._output_nr:
+            snap._output_nr = t._output_nr
+    return snap
+
+
+def _take_history(t: Tensor, src: Tensor) -> None:
+    t._requires_grad = src._requires_grad
+    t._grad_fn = src._grad_fn
+    t._output_nr = src._output_nr
+
+
+class CopySlices(Function):
+    """The base of a view after an in-place op on the view: ``base`` with the view's region
+    replaced by ``value``. Backward: the region's gradient goes to ``value``, the rest to
+    ``base``."""
+
+    _node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, value, view_fn):
+        ctx.view_fn = view_fn
+        out = base.clone()
+        view_fn(out).copy_(value)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        with _gm.no_grad():
+            keep = _wrap(backend.namespace(g._data).ones(g._data.shape, dtype=g._data.dtype))
+            ctx.view_fn(keep).zero_()
+        return g * keep, ctx.view_fn(g), None
+
+
+def _inplace_on_view(view: Tensor, fn, args, kwargs):
+    base = view._base
+    if view._view_fn is None:
+        raise NotImplementedError(
+            f"in-place {fn.__name__}_ on this kind of view, while autograd records, is not "
+            f"supported by ember; use the out-of-place form or clone() the view first"
+        )
+    if base._grad_fn is None and base._requires_grad and _gm.state.enabled:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation."
+        )
+    refresh_view(view)
+    result = fn(_snapshot(view), *args, **kwargs)
+    new_base = CopySlices.apply(_snapshot(base), result, view._view_fn)
+    _write(view, result)  # the view's memory is the base's: both now hold the new values
+    _take_history(base, new_base)
+    refresh_view(view, force=True)
+    return view
+
+
+def refresh_view(view: Tensor, force: bool = False) -> None:
+    """Re-derive a view's history from its base after the base changed in place."""
+    base = view._base
+    if base is None or (not force and view._view_version == view._vc[0]):
+        return
+    if base._requires_grad and view._view_fn is not None:
+        with _gm.enable_grad():
+            fresh = view._view_fn(base)
+        _take_history(view, fresh)
+    view._view_version = view._vc[0]
 
 
 def _write(self: Tensor, result: Tensor) -> None:
