@@ -4,20 +4,7 @@ from __future__ import annotations
 
 import numpy
 
-from ember.backend import meta as _meta
 from ember.backend.meta import MetaArray, broadcast_shapes, rule
-
-# meta.py asks NumPy for a ufunc's result dtype with 0-d stand-ins, which matmul rejects (its core
-# dims need 1-D); matmul's dtype is the operands' result type, so give the answers up front.
-# Drop this once meta._ufunc_call computes matmul's dtype with numpy.result_type.
-_TYPES = [
-    numpy.dtype(t)
-    for t in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
-]
-for _a in _TYPES:
-    for _b in _TYPES:
-        _meta._dtype_cache.setdefault((numpy.matmul, None, (_a, _b)), numpy.result_type(_a, _b))
-
 
 def _dtype_of(arrays):
     return numpy.result_type(*[numpy.zeros((), a.dtype) for a in arrays])

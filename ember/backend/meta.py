@@ -216,7 +216,9 @@ def _ufunc_call(ufunc, inputs, kwargs):
     dtype = kwargs.get("dtype")
     if ufunc is _np.matmul:
         a, b = inputs
-        return MetaArray(_matmul_shape(_shape_of(a), _shape_of(b)), _ufunc_dtype(ufunc, inputs))
+        # matmul's core dims reject 0-d dtype probes; its dtype is the operands' result type
+        return MetaArray(_matmul_shape(_shape_of(a), _shape_of(b)),
+                         _np.result_type(_probe(a), _probe(b)))
     shape = broadcast_shapes(*[_shape_of(x) for x in inputs])
     dt = _ufunc_dtype(ufunc, inputs, dtype)
     if isinstance(dt, tuple):

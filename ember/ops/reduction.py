@@ -60,9 +60,19 @@ def _axes(input: Tensor, dim):
     NOTE: matches torch: an empty dim list reduces every dim, and a 0-d tensor accepts dim 0/-1.
     """
     nd = input._data.ndim
-    axes = wrap_dims(dim, nd)
+    axes = _wrap_dims(dim, nd)
     if axes is None or nd == 0 or (not axes and not isinstance(dim, int)):
         return None
+    return axes
+
+
+def _wrap_dims(dim, nd):
+    if dim is None or isinstance(dim, int):
+        return wrap_dims(dim, nd)
+    axes = tuple(_wrap_dim(d, nd) for d in dim)
+    for i, d in enumerate(axes):
+        if d in axes[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return axes
 
 
@@ -120,7 +130,7 @@ def _check_nonempty(input: Tensor, axes, op: str, error=IndexError):
 def _out_tuple(result, out):
     if out is None:
         return result
-    for o, r in zip(out, result):
+    for o, r in zip(out, result, strict=True):
         _out(r, o)
     return type(result)(*out)
 
@@ -823,8 +833,8 @@ class LogSumExp(Function):
         x, out = ctx.saved_tensors
         shape = x._data.shape
         out = _keep(out, shape, ctx.axes, ctx.keepdim)
-        # d lse / dx = exp(x - lse) (softmax); exp as e ** t, differentiable in t
-        return _keep(g, shape, ctx.axes, ctx.keepdim) * (math.e ** (x - out)), None, None
+        # d lse / dx = exp(x - lse), the softmax
+        return _keep(g, shape, ctx.axes, ctx.keepdim) * (x - out).exp(), None, None
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
@@ -851,7 +861,7 @@ def _logical(input, dim, keepdim, is_all):
     elif isinstance(dim, int):
         axes = (_wrap_dim(dim, a.ndim),) if a.ndim else None
     else:
-        axes = wrap_dims(dim, a.ndim) if a.ndim else ()
+        axes = _wrap_dims(dim, a.ndim) if a.ndim else ()
     r = xp.asarray((xp.all if is_all else xp.any)(a, axis=axes, keepdims=keepdim))
     # NOTE: matches torch: uint8 input gives uint8 output (other dtypes give bool)
     return _wrap(r.astype(_U8) if a.dtype == _U8 else r)
