@@ -72,6 +72,7 @@ DTYPE_CASES = {
     "bitwise_bool_int": lambda lib, i, f, b: b & 1,
     "bitwise_int_bool": lambda lib, i, f, b: i | True,
     "bitwise_uint8_int8": lambda lib, i, f, b: i.to(lib.uint8) ^ i.to(lib.int8),
+    "bitwise_uint8_negative": lambda lib, i, f, b: i.to(lib.uint8) & -1,
     "shift_bool": lambda lib, i, f, b: b << 1,
     "rshift_scalar": lambda lib, i, f, b: 64 >> i,
     "invert_bool": lambda lib, i, f, b: ~b,

@@ -341,6 +341,19 @@ def test_indices_and_bool_results_are_not_differentiable():
     assert x.max(1).values.requires_grad
 
 
+def test_modified_indices_are_caught_in_backward():
+    x = _t([3.0, 1.0, 2.0], requires_grad=True)
+    values, indices = x.sort()
+    indices.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        values.sum().backward()
+
+
+def test_argmax_of_bool_raises_like_torch():
+    with pytest.raises(RuntimeError, match=r"argmax\(\): does not support bool input"):
+        ember.tensor([True, False]).argmax()
+
+
 # ---- selection semantics -------------------------------------------------------------------
 def test_sort_is_stable_and_orders_nan_like_torch():
     x = ember.tensor([1.0, 0.0, 1.0, 0.0, 1.0])

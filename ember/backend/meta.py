@@ -55,7 +55,7 @@ class MetaArray:
             result = _ufunc_reduce(ufunc, inputs, kwargs)
         elif method == "accumulate":
             x = inputs[0]
-            result = MetaArray(x.shape, _ufunc_dtype(ufunc, (x,), kwargs.get("dtype")))
+            result = MetaArray(x.shape, _ufunc_dtype(ufunc, (x,) * ufunc.nin, kwargs.get("dtype")))
         elif method == "at":
             return None
         else:

@@ -115,8 +115,9 @@ def wrap_dims(dim, ndim):
     if isinstance(dim, int):
         return (_wrap_dim(dim, ndim),)
     dims = tuple(_wrap_dim(d, ndim) for d in dim)
-    if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {tuple(dim)} appears multiple times in the list of dims")
+    for i, d in enumerate(dims):
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return dims
 
 

@@ -143,6 +143,10 @@ class _CopySlices(_IndexPut):
     _node_name = "CopySlices"
 
 
+class _CopyAll(_IndexPut):
+    _node_name = "CopyBackwards"
+
+
 class _SelectScatter(_IndexPut):
     _node_name = "SelectScatterBackward0"
 
@@ -355,34 +359,67 @@ def _setitem(self: Tensor, index, value) -> None:
     dtype); recorded by autograd as an in-place op."""
     record = _gm.state.enabled and (
         self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
-    basic, _, adv = _parse(self, index, record)
+    basic, cls, adv = _parse(self, index, record)
     key = _Key(basic, adv)
-    xp = xp_of(self._data)
+    data = self._data
+    xp = xp_of(data)
     if isinstance(value, Tensor):
         v = value._data
         if xp.device_type != "meta":
-            _check_overlap(xp, key, self._data, v)
+            _check_overlap(xp, key, data, v)
     elif isinstance(value, (int, float)) or isinstance(value, backend.generic):
-        # through an array so that out-of-range ints wrap as in PyTorch
-        v = value = xp.asarray(value).astype(self._data.dtype)
+        v = value = _scalar_as(xp, value, data.dtype)
     else:
         raise TypeError(f"can't assign a {_type_name(value)} to a ember.{_legacy(self)}")
     if not record:
-        _mutate_guarded(_IndexPut._mutate, self, (self._data, v, key, False))
+        _mutate_guarded(_IndexPut._mutate, key, data, v, key, False)
         self._vc[0] += 1
         return
     if self._grad_fn is None and self._requires_grad:
         raise RuntimeError(("a view of a leaf Variable" if adv is None else "a leaf Variable") +
                            " that requires grad is being used in an in-place operation.")
-    _write_errors(_setitem_inplace, self, key, value)
+    # the grad_fn PyTorch gives: copy_ on the tensor itself, on a view of it, or index_put_
+    put = _CopyAll if cls is _Alias and adv is None else _IndexPut if basic is None else \
+        _CopySlices
+    try:
+        _setitem_inplace(self, put, key, value)
+    except ValueError:
+        _raise_shape_mismatch(key, data, v)
 
 
-def _setitem_fn(t, key, value):
-    return (_CopySlices if key.adv is None else _IndexPut).apply(t, value, key, False)
+def _setitem_fn(t, put, key, value):
+    return put.apply(t, value, key, False)
 
 
 _setitem_fn.__name__ = "index_put"
 _setitem_inplace = inplace(_setitem_fn)
+
+
+def _scalar_as(xp, value, dt):
+    """A Python number as a 0-d array of dtype ``dt``, refusing what PyTorch refuses."""
+    if dt.kind in "iu":
+        v = value.item() if isinstance(value, backend.generic) else value
+        info = xp.iinfo(dt)
+        lo = -(1 << (8 * dt.itemsize - 1)) if dt.kind == "u" else info.min  # NOTE: matches
+        ok = v == v and abs(v) != float("inf") and lo <= v <= info.max  # torch: uint8 wraps -1
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without "
+                               "overflow")
+        return xp.asarray(int(v)).astype(dt)
+    return xp.asarray(value).astype(dt)
+
+
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t"}
+
+
+def _raise_shape_mismatch(key: _Key, data, v):
+    try:
+        want = list(key.get(data).shape)
+    except Exception:  # noqa: BLE001  (an error path: report what we can)
+        want = "?"
+    raise RuntimeError(f"shape mismatch: value tensor of shape {list(getattr(v, 'shape', ()))} "
+                       f"cannot be broadcast to indexing result of shape {want}") from None
 
 
 def _type_name(v) -> str:
@@ -394,30 +431,26 @@ def _legacy(t: Tensor) -> str:
     return f"{_name(t._data.dtype)}Tensor"
 
 
-def _mutate_guarded(mutate, self: Tensor, args) -> None:
-    """Run a raw in-place write, with PyTorch's errors for what NumPy refuses."""
+def _mutate_guarded(mutate, key, out, *args) -> None:
+    """Run a raw in-place write into ``out``, with PyTorch's errors for what NumPy refuses."""
     try:
-        mutate(*args)
+        mutate(out, *args)
     except ValueError as e:
-        msg = str(e)
-        if "read-only" in msg:
+        if "read-only" in str(e):
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to "
                 "a single memory location. Please clone() the tensor before performing the "
                 "operation.") from None
-        if "broadcast" in msg or "shape mismatch" in msg:
-            raise RuntimeError(f"shape mismatch: {msg}") from None
-        raise
+        if key is None:
+            raise
+        _raise_shape_mismatch(key, out, args[0])
 
 
-def _write_errors(fn, *args):
+def _write_errors(key, fn, *args):
     try:
         return fn(*args)
-    except ValueError as e:
-        msg = str(e)
-        if "broadcast" in msg or "shape mismatch" in msg:
-            raise RuntimeError(f"shape mismatch: {msg}") from None
-        raise
+    except ValueError:
+        _raise_shape_mismatch(key, args[0]._data, args[1]._data)
 
 
 def _check_overlap(xp, key: _Key, dst, src) -> None:
@@ -457,7 +490,8 @@ def _inplace_method(prep, name: str):
         if _gm.state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in fargs):
             return slow(self, *args, **kwargs)
         raw = [a._data if isinstance(a, Tensor) else a for a in fargs]
-        _mutate_guarded(cls._mutate, self, raw)
+        key = raw[2] if cls is _IndexPut else None
+        _mutate_guarded(cls._mutate, key, *raw)
         self._vc[0] += 1
         return self
 
@@ -490,6 +524,17 @@ def _grid(xp, idx, dim: int) -> tuple:
     return tuple(key)
 
 
+def _at_least_1d(out, idx, src):
+    """Scatter into a 0-d ``out`` (or with a 0-d index) as into 1-element 1-D ones."""
+    if out.ndim == 0:
+        out = out.reshape(1)
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    if backend.is_array(src) and src.ndim == 0:
+        src = src.reshape(1)
+    return out, idx, src
+
+
 def _part(src, shape):
     """The leading ``shape`` block of ``src`` (scatter reads only that much of it)."""
     if tuple(src.shape) == tuple(shape):
@@ -513,6 +558,8 @@ class Gather(Function):
     def forward(ctx, a, idx, dim):
         ctx.dim, ctx.shape = dim, a.shape
         ctx.save_for_backward(idx)
+        if a.ndim == 0 or idx.ndim == 0:  # as 1-element 1-D tensors
+            return a.reshape(-1)[_grid(xp_of(a), idx.reshape(-1), 0)].reshape(idx.shape)
         return a[_grid(xp_of(a), idx, dim)]
 
     @staticmethod
@@ -528,6 +575,7 @@ class Scatter(Function):
 
     @staticmethod
     def _mutate(out, idx, src, dim):
+        out, idx, src = _at_least_1d(out, idx, src)
         out[_grid(xp_of(out), idx, dim)] = _part(src, idx.shape)
 
     @staticmethod
@@ -551,6 +599,7 @@ class ScatterValue(Function):
 
     @staticmethod
     def _mutate(out, idx, value, dim):
+        out, idx, _ = _at_least_1d(out, idx, None)
         out[_grid(xp_of(out), idx, dim)] = value
 
     @staticmethod
@@ -571,6 +620,7 @@ class ScatterAdd(Function):
 
     @staticmethod
     def _mutate(out, idx, src, dim):
+        out, idx, src = _at_least_1d(out, idx, src)
         xp_of(out).add_at(out, _grid(xp_of(out), idx, dim), _part(src, idx.shape))
 
     @staticmethod
@@ -595,6 +645,7 @@ class _ScatterReduce(Function):
 
     @staticmethod
     def _mutate(out, idx, src, dim, reduce):
+        out, idx, src = _at_least_1d(out, idx, src)
         xp = xp_of(out)
         key = _grid(xp, idx, dim)
         src = _part(src, idx.shape) if backend.is_array(src) else src
@@ -649,11 +700,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
                 [3]])
     """
     d = _prep_gather(input, dim, index)
-    if input._data.ndim == 0 or index._data.ndim == 0:
-        r = Gather.apply(input.reshape(-1), index.reshape(-1), 0).reshape(index.shape)
-    else:
-        r = Gather.apply(input, index, d)
-    return _maybe_out(r, out)
+    return _maybe_out(Gather.apply(input, index, d), out)
 
 
 def _maybe_out(result: Tensor, out) -> Tensor:
@@ -717,24 +764,6 @@ def _number(v, what: str):
     raise TypeError(f"{what} must be a number or a Tensor, got {type(v).__name__}")
 
 
-def _flat1(input, index, *rest):
-    """Run 0-d inputs of the dim ops as 1-element 1-D ones."""
-    return input.ndim == 0 or index.ndim == 0
-
-
-def _apply_flat(cls, args, shape):
-    """Apply a dim op whose self/index are 0-d as 1-D, then restore ``shape``."""
-    args = list(args)
-    for j in range(len(args)):
-        if isinstance(args[j], Tensor) and args[j].ndim == 0:
-            args[j] = args[j].reshape(1)
-    if cls is not _ScatterReduce:
-        args[3] = 0
-    else:
-        args[3] = 0
-    return cls.apply(*args).reshape(shape)
-
-
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *,
             reduce=None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index``
@@ -745,8 +774,6 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *,
         tensor([0., 0., 5.])
     """
     cls, args = _prep_scatter(input, dim, index, src, value, reduce=reduce)
-    if input.ndim == 0:
-        return _apply_flat(cls, args, input.shape)
     return cls.apply(*args)
 
 
@@ -760,14 +787,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
     cls, args = _prep_scatter(input, dim, index, src, op="scatter_add")
-    if input.ndim == 0:
-        return _apply_flat(cls, args, input.shape)
     return cls.apply(*args)
-
-
-def _prep_scatter_m(self, dim, index, src=None, value=None, *, reduce=None):
-    cls, args = _prep_scatter(self, dim, index, src, value, reduce=reduce)
-    return cls, args
 
 
 def _prep_scatter_add_m(self, dim, index, src):
@@ -832,6 +852,8 @@ class IndexSelect(Function):
     def forward(ctx, a, idx, dim):
         ctx.dim, ctx.shape = dim, a.shape
         ctx.save_for_backward(idx)
+        if a.ndim == 0:
+            return a.reshape(1)[idx.reshape(-1)].reshape(())
         return a[_dim_key(idx.reshape(-1), dim)]
 
     @staticmethod
@@ -850,11 +872,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
                 [4, 4]])
     """
     d = _prep_index(input, dim, index, "index_select", RuntimeError)
-    if input._data.ndim == 0:
-        if index.numel() != 1:
-            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                               f"{index.numel()} value(s)")
-        return _maybe_out(IndexSelect.apply(input.reshape(1), index, 0).reshape(()), out)
+    if input._data.ndim == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.numel()} value(s)")
     return _maybe_out(IndexSelect.apply(input, index, d), out)
 
 
@@ -907,7 +927,7 @@ class IndexAdd(Function):
 
 
 def _prep_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1):
-    d = _prep_index(input, dim, index, "index_add_")
+    d = _prep_index(input, dim, index, "index_add_", RuntimeError)
     _source_checks(input, index, source, d, "index_add_")
     return IndexAdd, (input, index, source, d, alpha)
 
@@ -1220,7 +1240,7 @@ class Put(Function):
         flat = out.reshape(-1)
         v = src.reshape(-1) if backend.is_array(src) else src
         _Key(None, (idx.reshape(-1),)).put(flat, v, accumulate)
-        if flat.base is None and xp_of(out).device_type != "meta":  # reshape had to copy
+        if not xp_of(out).is_contiguous(out):  # reshape had to copy: write back
             out[...] = flat.reshape(out.shape)
 
     @staticmethod
@@ -1296,12 +1316,11 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
         tensor([2., 0., 0.])
     """
     cls, args = _prep_index_put(input, indices, values, accumulate)
-    return _write_errors(cls.apply, *args)
+    return _write_errors(args[2], cls.apply, *args)
 
 
 def _scatter_like(input: Tensor, src: Tensor, key: tuple, cls):
-    want = input._data[key].shape if xp_of(input._data).device_type != "meta" else \
-        input._data[key].shape
+    want = input._data[key].shape
     if tuple(src.shape) != tuple(want):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(want)}")
@@ -1427,7 +1446,7 @@ Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 Tensor.gather = gather
 Tensor.scatter = scatter
-Tensor.scatter_ = _inplace_method(_prep_scatter_m, "scatter")
+Tensor.scatter_ = _inplace_method(_prep_scatter, "scatter")
 Tensor.scatter_add = scatter_add
 Tensor.scatter_add_ = _inplace_method(_prep_scatter_add_m, "scatter_add")
 Tensor.take_along_dim = take_along_dim

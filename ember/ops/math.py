@@ -191,7 +191,6 @@ class Sqrt(_Unary):
 
 class Rsqrt(_Unary):
     _node_name = "RsqrtBackward0"
-    saves = "y"
 
     @staticmethod
     def forward(ctx, x):
@@ -470,7 +469,6 @@ class Erfinv(_Unary):
 
 class Relu(_Unary):
     _node_name = "ReluBackward0"
-    saves = "y"
 
     @staticmethod
     def forward(ctx, x):
@@ -574,7 +572,7 @@ class Rad2Deg(_Unary):
         return g * (180 / _m.pi)
 
 
-def _float_unary(cls, name: str, summary: str, example: str):
+def _float_unary(cls, name: str, summary: str, example: str, result: str):
     """A public op ``name(input, *, out=None)`` computing ``cls`` in floating point."""
 
     def op(input: Tensor, *, out=None) -> Tensor:
@@ -582,52 +580,66 @@ def _float_unary(cls, name: str, summary: str, example: str):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"{summary}; integer and bool inputs give the default float dtype.\n\n"
-                  f"    Example:\n        >>> {example}\n")
+                  f"    Example:\n        >>> {example}\n        {result}\n    ")
     return op
 
 
-reciprocal = _float_unary(Reciprocal, "reciprocal", "``1 / input`` element-wise",
-                          "ember.reciprocal(ember.tensor([2.0]))  # tensor([0.5000])")
-sqrt = _float_unary(Sqrt, "sqrt", "Square root", "ember.sqrt(ember.tensor([4.0]))  # [2.]")
+reciprocal = _float_unary(Reciprocal, "reciprocal", "``1 / input``",
+                          "ember.reciprocal(ember.tensor([2.0]))", "tensor([0.5000])")
+sqrt = _float_unary(Sqrt, "sqrt", "Square root",
+                    "ember.sqrt(ember.tensor([4.0]))", "tensor([2.])")
 rsqrt = _float_unary(Rsqrt, "rsqrt", "``1 / sqrt(input)``",
-                     "ember.rsqrt(ember.tensor([4.0]))  # tensor([0.5000])")
-exp = _float_unary(Exp, "exp", "``e ** input``", "ember.exp(ember.tensor([0.0]))  # tensor([1.])")
-exp2 = _float_unary(Exp2, "exp2", "``2 ** input``", "ember.exp2(ember.tensor([3.0]))  # [8.]")
+                     "ember.rsqrt(ember.tensor([4.0]))", "tensor([0.5000])")
+exp = _float_unary(Exp, "exp", "``e ** input``",
+                   "ember.exp(ember.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])")
+exp2 = _float_unary(Exp2, "exp2", "``2 ** input``",
+                    "ember.exp2(ember.tensor([3.0]))", "tensor([8.])")
 expm1 = _float_unary(Expm1, "expm1", "``exp(input) - 1``, accurate near 0",
-                     "ember.expm1(ember.tensor([1e-10]))  # tensor([1.0000e-10])")
-log = _float_unary(Log, "log", "Natural logarithm", "ember.log(ember.tensor([1.0]))  # [0.]")
-log2 = _float_unary(Log2, "log2", "Base-2 logarithm", "ember.log2(ember.tensor([8.0]))  # [3.]")
+                     "ember.expm1(ember.tensor([1e-10]))", "tensor([1.0000e-10])")
+log = _float_unary(Log, "log", "Natural logarithm",
+                   "ember.log(ember.tensor([1.0, 2.0]))", "tensor([0.0000, 0.6931])")
+log2 = _float_unary(Log2, "log2", "Base-2 logarithm",
+                    "ember.log2(ember.tensor([8.0]))", "tensor([3.])")
 log10 = _float_unary(Log10, "log10", "Base-10 logarithm",
-                     "ember.log10(ember.tensor([100.0]))  # tensor([2.])")
+                     "ember.log10(ember.tensor([100.0]))", "tensor([2.0000])")
 log1p = _float_unary(Log1p, "log1p", "``log(1 + input)``, accurate near 0",
-                     "ember.log1p(ember.tensor([0.0]))  # tensor([0.])")
-sin = _float_unary(Sin, "sin", "Sine", "ember.sin(ember.tensor([0.0]))  # tensor([0.])")
-cos = _float_unary(Cos, "cos", "Cosine", "ember.cos(ember.tensor([0.0]))  # tensor([1.])")
-tan = _float_unary(Tan, "tan", "Tangent", "ember.tan(ember.tensor([0.0]))  # tensor([0.])")
-asin = _float_unary(Asin, "asin", "Arcsine", "ember.asin(ember.tensor([1.0]))  # [1.5708]")
-acos = _float_unary(Acos, "acos", "Arccosine", "ember.acos(ember.tensor([1.0]))  # [0.]")
-atan = _float_unary(Atan, "atan", "Arctangent", "ember.atan(ember.tensor([1.0]))  # [0.7854]")
-sinh = _float_unary(Sinh, "sinh", "Hyperbolic sine", "ember.sinh(ember.tensor([0.0]))  # [0.]")
-cosh = _float_unary(Cosh, "cosh", "Hyperbolic cosine", "ember.cosh(ember.tensor([0.0]))  # [1.]")
+                     "ember.log1p(ember.tensor([1e-10]))", "tensor([1.0000e-10])")
+sin = _float_unary(Sin, "sin", "Sine",
+                   "ember.sin(ember.tensor([0.0, 1.5708]))", "tensor([0., 1.])")
+cos = _float_unary(Cos, "cos", "Cosine",
+                   "ember.cos(ember.tensor([0.0]))", "tensor([1.])")
+tan = _float_unary(Tan, "tan", "Tangent",
+                   "ember.tan(ember.tensor([0.7854]))", "tensor([1.0000])")
+asin = _float_unary(Asin, "asin", "Arcsine (``arcsin``)",
+                    "ember.asin(ember.tensor([1.0]))", "tensor([1.5708])")
+acos = _float_unary(Acos, "acos", "Arccosine (``arccos``)",
+                    "ember.acos(ember.tensor([1.0]))", "tensor([0.])")
+atan = _float_unary(Atan, "atan", "Arctangent (``arctan``)",
+                    "ember.atan(ember.tensor([1.0]))", "tensor([0.7854])")
+sinh = _float_unary(Sinh, "sinh", "Hyperbolic sine",
+                    "ember.sinh(ember.tensor([1.0]))", "tensor([1.1752])")
+cosh = _float_unary(Cosh, "cosh", "Hyperbolic cosine",
+                    "ember.cosh(ember.tensor([0.0]))", "tensor([1.])")
 tanh = _float_unary(Tanh, "tanh", "Hyperbolic tangent",
-                    "ember.tanh(ember.tensor([0.0]))  # tensor([0.])")
-asinh = _float_unary(Asinh, "asinh", "Inverse hyperbolic sine",
-                     "ember.asinh(ember.tensor([0.0]))  # tensor([0.])")
-acosh = _float_unary(Acosh, "acosh", "Inverse hyperbolic cosine",
-                     "ember.acosh(ember.tensor([1.0]))  # tensor([0.])")
-atanh = _float_unary(Atanh, "atanh", "Inverse hyperbolic tangent",
-                     "ember.atanh(ember.tensor([0.0]))  # tensor([0.])")
+                    "ember.tanh(ember.tensor([0.5]))", "tensor([0.4621])")
+asinh = _float_unary(Asinh, "asinh", "Inverse hyperbolic sine (``arcsinh``)",
+                     "ember.asinh(ember.tensor([1.0]))", "tensor([0.8814])")
+acosh = _float_unary(Acosh, "acosh", "Inverse hyperbolic cosine (``arccosh``)",
+                     "ember.acosh(ember.tensor([1.0]))", "tensor([0.])")
+atanh = _float_unary(Atanh, "atanh", "Inverse hyperbolic tangent (``arctanh``)",
+                     "ember.atanh(ember.tensor([0.5]))", "tensor([0.5493])")
 sigmoid = _float_unary(Sigmoid, "sigmoid", "Logistic sigmoid ``1 / (1 + exp(-input))``",
-                       "ember.sigmoid(ember.tensor([0.0]))  # tensor([0.5000])")
-erf = _float_unary(Erf, "erf", "Error function", "ember.erf(ember.tensor([0.0]))  # [0.]")
+                       "ember.sigmoid(ember.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
+erf = _float_unary(Erf, "erf", "Error function",
+                   "ember.erf(ember.tensor([0.5]))", "tensor([0.5205])")
 erfc = _float_unary(Erfc, "erfc", "Complementary error function ``1 - erf(input)``",
-                    "ember.erfc(ember.tensor([0.0]))  # tensor([1.])")
+                    "ember.erfc(ember.tensor([0.5]))", "tensor([0.4795])")
 erfinv = _float_unary(Erfinv, "erfinv", "Inverse error function on (-1, 1)",
-                      "ember.erfinv(ember.tensor([0.0]))  # tensor([0.])")
+                      "ember.erfinv(ember.tensor([0.5]))", "tensor([0.4769])")
 deg2rad = _float_unary(Deg2Rad, "deg2rad", "Degrees to radians",
-                       "ember.deg2rad(ember.tensor([180.0]))  # tensor([3.1416])")
+                       "ember.deg2rad(ember.tensor([180.0]))", "tensor([3.1416])")
 rad2deg = _float_unary(Rad2Deg, "rad2deg", "Radians to degrees",
-                       "ember.rad2deg(ember.tensor([3.1416]))  # tensor([180.0004])")
+                       "ember.rad2deg(ember.tensor([3.1416]))", "tensor([180.0004])")
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
@@ -1614,17 +1626,19 @@ def logical_not(input: Tensor, *, out=None) -> Tensor:
 
 
 def _integral_pair(name: str, a, b):
-    """The raw operands of a bitwise op, cast to their promoted dtype (integer or bool)."""
+    """The raw operands of a bitwise op in their promoted dtype (integer or bool)."""
     dt = promote(a, b)
     if dt.kind == "f":
         _unsupported(name, dt)
-    if isinstance(a, backend.generic):
-        a = a.item()
-    if isinstance(b, backend.generic):
-        b = b.item()
-    xa = _cast(a._data, dt) if isinstance(a, Tensor) else a
-    xb = _cast(b._data, dt) if isinstance(b, Tensor) else b
-    return xa, xb, dt
+    xp = xp_of((a if isinstance(a, Tensor) else b)._data)
+
+    def raw(v):
+        if isinstance(v, Tensor):
+            return _cast(v._data, dt)
+        # NOTE: matches torch: a number takes the op's dtype, wrapping around (uint8 & -1)
+        return xp.asarray(v).astype(dt)
+
+    return raw(a), raw(b), dt
 
 
 def _bitwise(name: str, fn, bool_ok: bool = True):
@@ -1805,7 +1819,7 @@ for _name, _fn in {"positive": positive, "isnan": isnan, "isinf": isinf, "isposi
                    "equal": equal}.items():
     setattr(Tensor, _name, _fn)
 Tensor.float_power_ = _float_power_
-Tensor.where = lambda self, condition, y: where(condition, self, y)
+Tensor.where = lambda self, condition, other: where(condition, self, other)
 Tensor.__abs__ = abs
 Tensor.__invert__ = _invert
 Tensor.__mod__ = _operator(remainder)

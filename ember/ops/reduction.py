@@ -60,19 +60,9 @@ def _axes(input: Tensor, dim):
     NOTE: matches torch: an empty dim list reduces every dim, and a 0-d tensor accepts dim 0/-1.
     """
     nd = input._data.ndim
-    axes = _wrap_dims(dim, nd)
+    axes = wrap_dims(dim, nd)
     if axes is None or nd == 0 or (not axes and not isinstance(dim, int)):
         return None
-    return axes
-
-
-def _wrap_dims(dim, nd):
-    if dim is None or isinstance(dim, int):
-        return wrap_dims(dim, nd)
-    axes = tuple(_wrap_dim(d, nd) for d in dim)
-    for i, d in enumerate(axes):
-        if d in axes[:i]:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return axes
 
 
@@ -105,7 +95,7 @@ def _acc_dtype(npd):
 def _sum(xp, a, axes, keepdim, npd):
     acc = _acc_dtype(npd)
     r = xp.sum(a, axis=axes, keepdims=keepdim, dtype=acc)
-    return r.astype(npd) if acc is not npd else r
+    return r.astype(npd) if acc != npd else r
 
 
 def _check_nonempty(input: Tensor, axes, op: str, error=IndexError):
@@ -135,7 +125,7 @@ def _out_tuple(result, out):
     return type(result)(*out)
 
 
-def _const(xp, array, like):
+def _const(array, like):
     """A constant tensor (no graph) holding ``array`` cast to ``like``'s dtype."""
     return _wrap(array.astype(like.dtype) if array.dtype != like.dtype else array)
 
@@ -226,7 +216,7 @@ class NanSum(Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         xd = x._data
-        keep = _const(xp_of(xd), ~xp_of(xd).isnan(xd), xd)
+        keep = _const(~xp_of(xd).isnan(xd), xd)
         return _keep(g, xd.shape, ctx.axes, ctx.keepdim) * keep, None, None, None
 
 
@@ -274,7 +264,7 @@ class Mean(Function):
         acc = _acc_dtype(npd)
         # sum / n rather than xp.mean: an empty mean is NaN without NumPy's warning
         r = xp_of(a).sum(a, axis=axes, keepdims=keepdim, dtype=acc) / acc.type(n)
-        return r.astype(npd) if acc is not npd else r
+        return r.astype(npd) if acc != npd else r
 
     @staticmethod
     def backward(ctx, g):
@@ -361,7 +351,7 @@ class Prod(Function):
         acc = _acc_dtype(npd)
         xp = xp_of(a)
         r = xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim, dtype=acc))
-        r = r.astype(npd) if acc is not npd else r
+        r = r.astype(npd) if acc != npd else r
         ctx.save_for_backward(a, r)
         return r
 
@@ -456,7 +446,7 @@ def _spread_evenly(ctx, g):
         mask = mask | (xp.isnan(xd) & xp.isnan(od))
     count = xp.sum(mask, axis=ctx.axes, keepdims=True)
     g = _keep(g, shape, ctx.axes, ctx.keepdim)
-    return g / _const(xp, count, xd) * _const(xp, mask, xd)
+    return g / _const(count, xd) * _const(mask, xd)
 
 
 class Amin(Amax):
@@ -495,14 +485,19 @@ class _Selection(Function):
             out_shape = idx.shape[:axis] + idx.shape[axis + 1:]
         else:
             out_shape = idx.shape
-        ctx.idx, ctx.axis, ctx.shape, ctx.work_shape = idx, axis, shape, a.shape
+        indices = idx.reshape(out_shape)
+        # saved as an output: an in-place change to the returned indices is caught in backward
+        ctx.save_for_backward(indices)
+        ctx.idx_shape, ctx.axis, ctx.shape, ctx.work_shape = idx.shape, axis, shape, a.shape
         ctx.nargs = 3 + len(args)
-        return values.reshape(out_shape), idx.reshape(out_shape)
+        return values.reshape(out_shape), indices
 
     @staticmethod
     def backward(ctx, g, g_indices=None):
-        g = g.reshape(ctx.idx.shape)
-        gx = _Scatter.apply(g, ctx.idx, ctx.axis, ctx.work_shape, not ctx._function._unique)
+        (indices,) = ctx.saved_tensors
+        idx = indices._data.reshape(ctx.idx_shape)
+        g = g.reshape(ctx.idx_shape)
+        gx = _Scatter.apply(g, idx, ctx.axis, ctx.work_shape, not ctx._function._unique)
         return (gx.reshape(ctx.shape),) + (None,) * (ctx.nargs - 1)
 
 
@@ -627,6 +622,8 @@ def _argext_public(input, dim, keepdim, is_max):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     a = input._data
     xp = xp_of(a)
+    if a.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input (convert it with .int())")
     if dim is None:
         _check_nonempty(input, None, name)
         r = (xp.argmax if is_max else xp.argmin)(a.reshape(-1))
@@ -697,7 +694,7 @@ def _var(a, axes, correction, keepdim):
     m = xp.sum(a2, axis=axes, keepdims=True) / acc.type(n)
     d = a2 - m
     v = xp.sum(d * d, axis=axes, keepdims=keepdim) / acc.type(builtins.max(0, n - correction))
-    return v.astype(a.dtype) if acc is not a.dtype else v
+    return v.astype(a.dtype) if acc != a.dtype else v
 
 
 def _var_backward(ctx, g, x):
@@ -728,8 +725,8 @@ class Std(Function):
         zero = od == 0
         # d std = d var / (2 std); NOTE: matches torch: 0 where std == 0 (a safe denominator
         # keeps 0/0 out of the graph)
-        safe = out + _const(xp_of(od), zero, od)
-        gv = g / (2 * safe) * _const(xp_of(od), ~zero, od)
+        safe = out + _const(zero, od)
+        gv = g / (2 * safe) * _const(~zero, od)
         return _var_backward(ctx, gv, x), None, None, None
 
 
@@ -824,7 +821,7 @@ class LogSumExp(Function):
             if not keepdim:
                 r = r.reshape([s for i, s in enumerate(a.shape) if axes is not None
                                and i not in axes])
-        r = xp.asarray(r.astype(a.dtype) if acc is not a.dtype else r)
+        r = xp.asarray(r.astype(a.dtype) if acc != a.dtype else r)
         ctx.save_for_backward(a, r)
         return r
 
@@ -861,7 +858,7 @@ def _logical(input, dim, keepdim, is_all):
     elif isinstance(dim, int):
         axes = (_wrap_dim(dim, a.ndim),) if a.ndim else None
     else:
-        axes = _wrap_dims(dim, a.ndim) if a.ndim else ()
+        axes = wrap_dims(dim, a.ndim) if a.ndim else ()
     r = xp.asarray((xp.all if is_all else xp.any)(a, axis=axes, keepdims=keepdim))
     # NOTE: matches torch: uint8 input gives uint8 output (other dtypes give bool)
     return _wrap(r.astype(_U8) if a.dtype == _U8 else r)
@@ -905,7 +902,7 @@ def _cumsum(xp, a, axis, npd):
         return a.astype(npd)
     acc = _acc_dtype(npd)
     r = xp.cumsum(a, axis=axis, dtype=acc)
-    return r.astype(npd) if acc is not npd else r
+    return r.astype(npd) if acc != npd else r
 
 
 class Cumsum(Function):
@@ -954,7 +951,7 @@ class Cumprod(Function):
         else:
             acc = _acc_dtype(npd)
             r = xp.cumprod(a, axis=axis, dtype=acc)
-            r = r.astype(npd) if acc is not npd else r
+            r = r.astype(npd) if acc != npd else r
         ctx.save_for_backward(a, r)
         return r
 
@@ -1021,6 +1018,11 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     return _out(unary(Cumprod, input, axis, _sum_dtype(input, dtype)), out)
 
 
+def _accumulate(xp, ufunc, a, axis):
+    """``ufunc.accumulate`` along ``axis`` (same shape and dtype as ``a`` for max/min)."""
+    return ufunc.accumulate(a, axis=axis)
+
+
 class Cummax(_Selection):
     _node_name = "CummaxBackward0"
     _unique = False  # a running max points at the same element many times
@@ -1067,13 +1069,6 @@ def cummin(input: Tensor, dim: int, *, out=None):
     axis = _wrap_dim(dim, input._data.ndim)
     return _out_tuple(_rt["cummin"](*Cummin.apply(input, axis if input.ndim else 0, False)),
                       out)
-
-
-def _accumulate(xp, ufunc, a, axis):
-    """``ufunc.accumulate`` along ``axis`` (same shape and dtype as ``a`` for max/min)."""
-    if xp.device_type == "meta":
-        return a.copy()  # the meta backend's accumulate rule handles unary ufuncs only
-    return ufunc.accumulate(a, axis=axis)
 
 
 # ---- sort, argsort, topk, kthvalue, median, nanmedian, mode ----------------------------------
@@ -1135,7 +1130,7 @@ class Topk(_Selection):
     def _pick(xp, a, axis, k, largest, sorted_):
         n = a.shape[axis]
         if k == 0:
-            return _slice(xp.argsort(a, axis=axis), axis, 0, 0)
+            return xp.zeros(a.shape[:axis] + (0,) + a.shape[axis + 1:], dtype=_I64)
         if k < n:  # partition first: O(n), then order only the k picked
             if largest:
                 idx = _slice(xp.argpartition(a, n - k, axis=axis), axis, n - k, n)
@@ -1238,7 +1233,7 @@ class MedianAll(Amax):
         flat = a.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            r = xp.sum(flat) * 0 + a.dtype.type(math.nan)
+            r = xp.full((), math.nan, dtype=a.dtype)
         elif cls._ignore_nan and a.dtype.kind == "f":
             k = xp.sum(~xp.isnan(flat), keepdims=True)
             r = xp.take_along_axis(xp.sort(flat), xp.maximum((k - 1) // 2, 0), 0)

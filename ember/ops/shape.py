@@ -21,10 +21,25 @@ from ember.tensor import Size, Tensor, _wrap_dim
 _FULL = slice(None)
 
 
-def _as_view(out: Tensor, base: Tensor) -> Tensor:
-    """Mark ``out`` as a view of ``base``: same memory, same version counter."""
+def _as_view(out: Tensor, base: Tensor, fn=None) -> Tensor:
+    """Mark ``out`` as a view of ``base``: same memory, same version counter.
+
+    ``fn(t)`` recomputes the view from a tensor like ``base`` (with autograd history); it is
+    composed into ``out._view_fn``, which recreates the view from the root base, so in-place ops
+    on views can be recorded (see ``inplace`` in pointwise.py).
+    """
     out._vc = base._vc
-    out._base = base if base._base is None else base._base
+    root = base._base
+    if root is None:
+        out._base = base
+        if fn is not None:
+            out._view_fn = fn
+    else:
+        out._base = root
+        inner = base._view_fn
+        if fn is not None and inner is not None:
+            out._view_fn = lambda r: fn(inner(r))
+    out._view_version = base._vc[0]
     return out
 
 
@@ -158,7 +173,7 @@ def view(input: Tensor, *shape) -> Tensor:
 
 def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (a view when contiguous)."""
-    return reshape(input, -1)
+    return view(input.contiguous(), -1)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -1158,10 +1173,12 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         input = reshape(input, -1)
         dim = 0
     d = _wrap_dim(dim, input._data.ndim)
-    if isinstance(repeats, Tensor) and repeats.numel() != 1:
-        if repeats.ndim != 1:
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         size = input._data.shape[d] if input._data.ndim else 1
+        if repeats.numel() == 1:
+            repeats = repeats.reshape(1).expand(size)
         if repeats.shape[0] != size:
             raise RuntimeError(
                 f"repeats must have the same size as input along dim, but got "
@@ -1361,8 +1378,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     offset = operator.index(offset)
     want = xp_of(input._data).diagonal(input._data, offset, d1, d2).shape
     if tuple(src.shape) != tuple(want):
-        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the "
-                           f"diagonal of the input, got {list(src.shape)} and {list(want)}")
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(want)}")
     return DiagonalScatter.apply(input, src.to(input.dtype), offset, d1, d2)
 
 
@@ -1442,7 +1459,6 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
              for i, t in enumerate(ts)]
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
-        grids = [transpose(g, 0, 1) for g in grids]
     return tuple(grids)
 
 

@@ -282,6 +282,8 @@ ROWS = [
            SCAN + [Sample((ZEROS,), {"dim": 1}, name="zeros"),
                    Sample((Const([0.0, 2.0, 0.0, 3.0, 1.5]),), {"dim": 0}, name="zeros_1d")],
            domain=(0.5, 1.5)),
+    OpInfo("cumprod", lambda lib, a: a.clone().cumprod_(0), lambda a: np.cumprod(a, 0),
+           [Sample((R34,), name="inplace")], domain=(0.5, 1.5)),
     OpInfo("cummax", lambda lib, a, **kw: lib.cummax(a, **kw), _cum_ref(True), SCAN),
     OpInfo("cummin", lambda lib, a, **kw: a.cummin(**kw), _cum_ref(False), SCAN),
     # ---- sort / argsort / topk / kthvalue / median / nanmedian / mode ----
