@@ -64,8 +64,31 @@ from ember.ops.indexing import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.random import *  # noqa: F401,F403,E402
-from ember import linalg  # noqa: F401,E402
+from ember import linalg, return_types  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """Whether ``obj`` is an ember Tensor (or a subclass such as Parameter)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth value of a one-element tensor (errors otherwise, as ``bool(t)``)."""
+    if input.numel() != 1:
+        raise RuntimeError(
+            f"Boolean value of Tensor with {'no values' if input.numel() == 0 else 'more than one value'} "
+            "is ambiguous"
+        )
+    return bool(input)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
