@@ -87,6 +87,8 @@ def to_np(x):
     if isinstance(x, ember.Tensor):
         return x.detach().numpy()
     if torch is not None and isinstance(x, torch.Tensor):
+        if x._is_zerotensor():  # e.g. torch's gradient of sgn: a ZeroTensor has no data
+            return np.zeros(tuple(x.shape), dtype=str(x.dtype).split(".")[-1])
         return x.detach().numpy()
     return x
 

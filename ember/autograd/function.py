@@ -420,6 +420,7 @@ def _record(ctx, args, raw, out):
     ctx.needs_input_grad = tuple(needs)
     ctx._seq = next(_seq)
     ctx._n_out = 1
+    raw_out = out  # NumPy returns scalars from 0-d ops; a forward may have saved the scalar
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
     t = _new(Tensor)
@@ -438,7 +439,7 @@ def _record(ctx, args, raw, out):
     to_save = ctx._to_save
     if to_save is not None:
         ctx._to_save = None
-        outs = (out,)
+        outs = (raw_out,)
         results = (t,)
         ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
     return t
@@ -491,6 +492,10 @@ def _record_general(ctx, args, raw, out):
 
 def _save(ctx, x, args, raw, outs, results):
     if x is None or not backend.is_array(x) and not isinstance(x, Tensor):
+        for j, r in enumerate(outs):  # a NumPy scalar output of a 0-d op is still the output
+            if x is r:
+                t = results[j]
+                return _SavedOutput(t._data, t._vc, j, t._requires_grad)
         return x
     for j, r in enumerate(outs):
         if x is r or x is results[j]:

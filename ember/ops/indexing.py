@@ -26,6 +26,7 @@ from ember.ops.shape import (
     _BasicView,
     _Select,
     _UnsqueezeView,
+    _view_op,
     _ViewScatter,
 )
 from ember.tensor import Tensor, _wrap, _wrap_dim
@@ -342,13 +343,12 @@ def _getitem(self: Tensor, index) -> Tensor:
         size = self._data.shape[0]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {size}")
-        key = (index, Ellipsis)
-        return _as_view(unary(_Select, self, key), self, lambda b: unary(_Select, b, key))
+        return _view_op(_Select, self, (index, Ellipsis))
     record = self._requires_grad and _gm.state.enabled
     basic, cls, adv = _parse(self, index, record)
     out = self
     if basic is not None:
-        out = _as_view(unary(cls, self, basic), self, lambda b: unary(cls, b, basic))
+        out = _view_op(cls, self, basic)
     if adv is not None:
         out = unary(_Index, out, _Key(None, adv))
     return out
@@ -363,6 +363,7 @@ def _setitem(self: Tensor, index, value) -> None:
     key = _Key(basic, adv)
     data = self._data
     xp = xp_of(data)
+    _check_writable(data)
     if isinstance(value, Tensor):
         v = value._data
         if xp.device_type != "meta":
@@ -431,6 +432,14 @@ def _legacy(t: Tensor) -> str:
     return f"{_name(t._data.dtype)}Tensor"
 
 
+def _check_writable(data) -> None:
+    flags = getattr(data, "flags", None)
+    if flags is not None and not flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+
+
 def _mutate_guarded(mutate, key, out, *args) -> None:
     """Run a raw in-place write into ``out``, with PyTorch's errors for what NumPy refuses."""
     try:
@@ -487,6 +496,7 @@ def _inplace_method(prep, name: str):
 
     def method(self, *args, **kwargs):
         cls, fargs = prep(self, *args, **kwargs)
+        _check_writable(self._data)
         if _gm.state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in fargs):
             return slow(self, *args, **kwargs)
         raw = [a._data if isinstance(a, Tensor) else a for a in fargs]

@@ -1832,7 +1832,8 @@ for _dunder, _name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bi
     setattr(Tensor, f"__{_dunder}__", _operator(globals()[_name]))
     setattr(Tensor, f"__r{_dunder}__", _operator(globals()[_name], reflected=True))
     setattr(Tensor, f"__i{_dunder}__", _operator(getattr(Tensor, _name + "_")))
-# Tensor.__hash__ is defined in the class body, so adding __eq__ here keeps it (id-based).
+# Tensor keeps its identity hash: __hash__ is set in the class body, and assigning __eq__
+# afterwards does not remove it (only defining __eq__ in the class body would).
 
 # torch-level in-place functions (``torch.relu_(x)``...) for the ops PyTorch exposes them for
 _TORCH_INPLACE = (

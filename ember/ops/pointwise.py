@@ -118,6 +118,22 @@ class Pow(Function):
         return ga, gb
 
 
+class PowTensorScalar(Pow):
+    _node_name = "PowBackward0"
+
+
+class PowScalarTensor(Pow):
+    _node_name = "PowBackward2"
+
+
+def _pow_cls(a, b):
+    if not isinstance(b, Tensor):
+        return PowTensorScalar
+    if not isinstance(a, Tensor):
+        return PowScalarTensor
+    return Pow
+
+
 def _div_prep(a, b):
     """True division promotes integers to the default float dtype (``int / int -> float``)."""
     from ember._dtype import get_default_dtype
@@ -269,10 +285,7 @@ negative = neg
 
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001  (PyTorch's name)
     """``input ** exponent`` element-wise (either may be a number)."""
-    return _out(binary(Pow, input, exponent), out)
-
-
-float_power = None  # defined in math ops
+    return _out(binary(_pow_cls(input, exponent), input, exponent), out)
 
 
 def _out(result: Tensor, out):
@@ -467,7 +480,7 @@ def _rtruediv(self, other):
 
 
 def _rpow(self, other):
-    return binary(Pow, other, self)
+    return binary(PowScalarTensor, other, self)
 
 
 def _rfloordiv(self, other):

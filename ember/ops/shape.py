@@ -43,6 +43,11 @@ def _as_view(out: Tensor, base: Tensor, fn=None) -> Tensor:
     return out
 
 
+def _view_op(cls, input: Tensor, *args) -> Tensor:
+    """Apply the view Function ``cls`` and mark the result as a view that ``cls`` recreates."""
+    return _as_view(unary(cls, input, *args), input, lambda b: unary(cls, b, *args))
+
+
 def _size_args(shape) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all give ``(2, 3)``."""
     if len(shape) == 1 and not isinstance(shape[0], int) and not (
@@ -145,7 +150,7 @@ def reshape(input: Tensor, *shape) -> Tensor:
     """
     shape = _infer_shape(_size_args(shape), input._data.size)
     if _viewable(input._data, shape):
-        return _as_view(unary(Reshape, input, shape), input)
+        return _view_op(Reshape, input, shape)
     return unary(_UnsafeView, input, shape)
 
 
@@ -168,7 +173,7 @@ def view(input: Tensor, *shape) -> Tensor:
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
             f"(shape {list(input.shape)} with strides {list(input.stride())} -> {list(shape)})"
         )
-    return _as_view(unary(Reshape, input, shape), input)
+    return _view_op(Reshape, input, shape)
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -236,7 +241,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     else:
         cls, dims = _Squeeze2, _dims_arg((dim,), n, "squeeze")
     new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return _as_view(unary(cls, input, new), input)
+    return _view_op(cls, input, new)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -250,7 +255,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     d = _wrap_dim(dim, n + 1)
     shape = list(input._data.shape)
     shape.insert(d, 1)
-    return _as_view(unary(_Unsqueeze, input, tuple(shape)), input)
+    return _view_op(_Unsqueeze, input, tuple(shape))
 
 
 # ---- expand and broadcasting ------------------------------------------------------------------
@@ -319,7 +324,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(sizes)}")
         shape.append(s)
-    return _as_view(unary(Expand, input, tuple(shape)), input)
+    return _view_op(Expand, input, tuple(shape))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -443,7 +448,7 @@ def permute(input: Tensor, *dims) -> Tensor:
     dims = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _as_view(unary(Permute, input, dims), input)
+    return _view_op(Permute, input, dims)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -456,10 +461,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = input._data.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     if n == 0:
-        return _as_view(unary(_Transpose, input, ()), input)
+        return _view_op(_Transpose, input, ())
     p = list(range(n))
     p[d0], p[d1] = p[d1], p[d0]
-    return _as_view(unary(_Transpose, input, tuple(p)), input)
+    return _view_op(_Transpose, input, tuple(p))
 
 
 swapaxes = swapdims = transpose
@@ -470,7 +475,7 @@ def t(input: Tensor) -> Tensor:
     n = input._data.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return _as_view(unary(_T, input, (1, 0) if n == 2 else tuple(range(n))), input)
+    return _view_op(_T, input, (1, 0) if n == 2 else tuple(range(n)))
 
 
 def adjoint(input: Tensor) -> Tensor:
@@ -602,7 +607,7 @@ class _ViewScatter(Function):
 
 
 def _view(input: Tensor, key: tuple, cls=_BasicView) -> Tensor:
-    return _as_view(unary(cls, input, key), input)
+    return _view_op(cls, input, key)
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
@@ -1367,7 +1372,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         tensor([0, 3])
     """
     d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
-    return _as_view(unary(_Diagonal, input, operator.index(offset), d1, d2), input)
+    return _view_op(_Diagonal, input, operator.index(offset), d1, d2)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,

@@ -99,9 +99,7 @@ def _unary_row(name, method=False):
         fn = lambda lib, x, _n=name: getattr(x, _n)()  # noqa: E731
     else:
         fn = lambda lib, x, _n=name: getattr(lib, _n)(x)  # noqa: E731
-    # torch's sgn gradient is a ZeroTensor, which the runner cannot read back: skip its parity
-    return OpInfo(name, fn, ref, U, gradgrad=gg, domain=domain,
-                  nondeterministic_grad=name == "sgn")
+    return OpInfo(name, fn, ref, U, gradgrad=gg, domain=domain)
 
 
 ROWS = [_unary_row(n) for n in UNARY]
