@@ -201,7 +201,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     ready = []
     for t in roots:
         node = t._grad_fn or t
-        if deps[node] == 0 and node not in [r[2] for r in ready]:
+        if deps[node] == 0 and all(node is not r[2] for r in ready):
             heapq.heappush(ready, _entry(node))
 
     # Gradients handed to more than one place are copied before a leaf owns them.

@@ -20,7 +20,7 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     ax = axis % len(first)
     for a in arrays:
         if len(a.shape) != len(first) or any(
-                s != f for i, (s, f) in enumerate(zip(a.shape, first)) if i != ax):
+                s != f for i, (s, f) in enumerate(zip(a.shape, first, strict=False)) if i != ax):
             raise ValueError(
                 f"all the input array dimensions except for the concatenation axis must match "
                 f"exactly: {a.shape} and {first} along axis {ax}")

@@ -22,7 +22,6 @@ from ember.ops.pointwise import _name, inplace
 from ember.ops.shape import (
     _FULL,
     _Alias,
-    _as_view,
     _BasicView,
     _Select,
     _UnsqueezeView,
@@ -62,11 +61,6 @@ class _Key:
             xp_of(out).add_at(t, self.adv, v)
         else:
             t[self.adv] = v
-
-
-def _key_view(key: _Key):
-    """The view function for the basic part (for the view machinery of in-place ops)."""
-    return lambda b: unary(_BasicView, b, key.basic)
 
 
 # ---- the index Functions ----------------------------------------------------------------------
@@ -166,8 +160,8 @@ _SEQ_WARN = ("Using a non-tuple sequence for multidimensional indexing is deprec
 
 
 def _as_items(index) -> tuple:
-    if index.__class__ is tuple:
-        return index
+    if isinstance(index, tuple):
+        return tuple(index)
     if isinstance(index, list) and len(index) < 32:
         for i in index:
             if isinstance(i, (Tensor, list, tuple, slice, backend.ndarray)) or i is None or \
@@ -242,7 +236,9 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
             consumed += arr.dtype.kind != "b"
             continue
         if copy_arrays and (isinstance(it, Tensor) or isinstance(it, backend.ndarray)):
-            arr = arr.copy()  # backward must see the indices as they are now
+            # NOTE: deliberate difference: torch's backward raises if the index tensor is then
+            # changed in place; ember keeps the indices the forward used
+            arr = arr.copy()
         items.append(arr)
         consumed += arr.ndim if arr.dtype.kind == "b" else 1
     if consumed > ndim:
@@ -252,8 +248,7 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
 
     basic, adv = [], []
-    has_adv = trivial = False
-    trivial = True  # whether the basic key leaves the tensor as it is
+    has_adv, trivial = False, True  # trivial: the basic key leaves the tensor as it is
     last = None  # the view class of the last basic op (its grad_fn name)
     dim = 0
     n_ell = ndim - consumed
@@ -401,9 +396,10 @@ def _scalar_as(xp, value, dt):
     if dt.kind in "iu":
         v = value.item() if isinstance(value, backend.generic) else value
         info = xp.iinfo(dt)
-        lo = -(1 << (8 * dt.itemsize - 1)) if dt.kind == "u" else info.min  # NOTE: matches
-        ok = v == v and abs(v) != float("inf") and lo <= v <= info.max  # torch: uint8 wraps -1
-        if not ok:
+        # NOTE: matches torch: unsigned types also take the negative values of their signed
+        # counterpart, wrapping (-1 -> 255); anything else out of range is refused
+        lo = -(1 << (8 * dt.itemsize - 1)) if dt.kind == "u" else info.min
+        if not (v == v and abs(v) != float("inf") and lo <= v <= info.max):
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without "
                                "overflow")
         return xp.asarray(int(v)).astype(dt)
@@ -510,13 +506,11 @@ def _inplace_method(prep, name: str):
     return method
 
 
-def _copy_then(mutate):
-    def forward(out_src, *rest):
-        out = out_src.copy()
-        mutate(out, *rest)
-        return out
-
-    return forward
+def _copy_and(mutate, a, *rest):
+    """The out-of-place form of an in-place ``mutate``: a copy of ``a``, changed."""
+    out = a.copy()
+    mutate(out, *rest)
+    return out
 
 
 # ---- gather / scatter -------------------------------------------------------------------------
@@ -592,7 +586,7 @@ class Scatter(Function):
     def forward(ctx, a, idx, src, dim):
         ctx.dim, ctx.src_shape = dim, src.shape
         ctx.save_for_backward(idx)
-        return _copy_then(Scatter._mutate)(a, idx, src, dim)
+        return _copy_and(Scatter._mutate, a, idx, src, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -616,7 +610,7 @@ class ScatterValue(Function):
     def forward(ctx, a, idx, value, dim):
         ctx.dim = dim
         ctx.save_for_backward(idx)
-        return _copy_then(ScatterValue._mutate)(a, idx, value, dim)
+        return _copy_and(ScatterValue._mutate, a, idx, value, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -637,7 +631,7 @@ class ScatterAdd(Function):
     def forward(ctx, a, idx, src, dim):
         ctx.dim, ctx.src_shape = dim, src.shape
         ctx.save_for_backward(idx)
-        return _copy_then(ScatterAdd._mutate)(a, idx, src, dim)
+        return _copy_and(ScatterAdd._mutate, a, idx, src, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -666,7 +660,7 @@ class _ScatterReduce(Function):
 
     @staticmethod
     def forward(ctx, a, idx, src, dim, reduce):
-        return _copy_then(_ScatterReduce._mutate)(a, idx, src, dim, reduce)
+        return _copy_and(_ScatterReduce._mutate, a, idx, src, dim, reduce)
 
     @staticmethod
     def backward(ctx, g):
@@ -899,7 +893,8 @@ def _source_checks(input, index, source, d, op):
                            f"{_name(source._data.dtype)}")
     sn = s if s else (1,)
     an = a if a else (1,)
-    if len(sn) != len(an) or any(x != y for k, (x, y) in enumerate(zip(sn, an)) if k != d):
+    if len(sn) != len(an) or any(
+            x != y for k, (x, y) in enumerate(zip(sn, an, strict=True)) if k != d):
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {list(a)} source.shape = {list(s)}")
@@ -924,7 +919,7 @@ class IndexAdd(Function):
     def forward(ctx, a, idx, src, dim, alpha):
         ctx.dim, ctx.alpha, ctx.src_shape = dim, alpha, src.shape
         ctx.save_for_backward(idx)
-        return _copy_then(IndexAdd._mutate)(a, idx, src, dim, alpha)
+        return _copy_and(IndexAdd._mutate, a, idx, src, dim, alpha)
 
     @staticmethod
     def backward(ctx, g):
@@ -969,7 +964,7 @@ class IndexCopy(Function):
     def forward(ctx, a, idx, src, dim):
         ctx.dim, ctx.src_shape = dim, src.shape
         ctx.save_for_backward(idx)
-        return _copy_then(IndexCopy._mutate)(a, idx, src, dim)
+        return _copy_and(IndexCopy._mutate, a, idx, src, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -1012,7 +1007,7 @@ class IndexFill(Function):
     def forward(ctx, a, idx, value, dim):
         ctx.dim = dim
         ctx.save_for_backward(idx)
-        return _copy_then(IndexFill._mutate)(a, idx, value, dim)
+        return _copy_and(IndexFill._mutate, a, idx, value, dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -1027,7 +1022,7 @@ class IndexFillTensor(IndexFill):
     def forward(ctx, a, idx, value, dim):
         ctx.dim = dim
         ctx.save_for_backward(idx)
-        return _copy_then(IndexFill._mutate)(a, idx, value.astype(a.dtype), dim)
+        return _copy_and(IndexFill._mutate, a, idx, value.astype(a.dtype), dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -1258,7 +1253,7 @@ class Put(Function):
         ctx.acc = accumulate
         ctx.src_shape = src.shape if backend.is_array(src) else None
         ctx.save_for_backward(idx)
-        return _copy_then(Put._mutate)(a, idx, src, accumulate)
+        return _copy_and(Put._mutate, a, idx, src, accumulate)
 
     @staticmethod
     def backward(ctx, g):

@@ -77,7 +77,7 @@ def _keep_shape(shape, axes):
 
 def _expand_back(g, shape, axes, keepdim):
     """Broadcast a reduced gradient back to the input ``shape``."""
-    if not keepdim:
+    if not keepdim and (axes is not None or g.ndim):  # a 0-d total expands as it is
         g = g.reshape(_keep_shape(shape, axes))
     return g.expand(shape)
 
@@ -94,7 +94,7 @@ def _acc_dtype(npd):
 
 def _sum(xp, a, axes, keepdim, npd):
     acc = _acc_dtype(npd)
-    r = xp.sum(a, axis=axes, keepdims=keepdim, dtype=acc)
+    r = a.sum(axis=axes, keepdims=keepdim, dtype=acc)  # the method skips np.sum's wrapper
     return r.astype(npd) if acc != npd else r
 
 

@@ -56,7 +56,7 @@ def _size_args(shape) -> tuple:
     return tuple(operator.index(s) for s in shape)
 
 
-def _dims_arg(dims, ndim: int, op: str) -> tuple:
+def _dims_arg(dims, ndim: int) -> tuple:
     """Normalize a dim list (varargs or one sequence), refusing repeats as PyTorch does."""
     if len(dims) == 1 and not isinstance(dims[0], int):
         dims = tuple(dims[0])
@@ -239,7 +239,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     elif isinstance(dim, (int, Tensor)):
         cls, dims = _Squeeze1, (_wrap_dim(operator.index(dim), n),)
     else:
-        cls, dims = _Squeeze2, _dims_arg((dim,), n, "squeeze")
+        cls, dims = _Squeeze2, _dims_arg((dim,), n)
     new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
     return _view_op(cls, input, new)
 
@@ -347,7 +347,7 @@ def _broadcast_pair(a: tuple, b: tuple) -> tuple:
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
     out = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
@@ -488,7 +488,7 @@ def _T_prop(self: Tensor) -> Tensor:
     if n == 0:
         warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
                       "these cases.", UserWarning, stacklevel=2)
-    elif n > 2:
+    elif n != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
@@ -546,7 +546,7 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     if len(set(wd)) != len(wd):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
     order = [-1] * n
-    for s, d in zip(ws, wd):
+    for s, d in zip(ws, wd, strict=False):
         order[d] = s
     rest_src = iter(i for i in range(n) if i not in ws)
     for i in range(n):
@@ -813,7 +813,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         idx = [operator.index(i) for i in ios]
         starts = [0] + idx
         stops = idx + [None]
-        keys = [slice(s, e) for s, e in zip(starts, stops)]
+        keys = [slice(s, e) for s, e in zip(starts, stops, strict=False)]
     return tuple(_view(input, pre + (k, Ellipsis)) for k in keys)
 
 
@@ -823,7 +823,7 @@ def _split_along(name, dim, min_ndim):
             raise RuntimeError(
                 f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a "
                 f"tensor with {input._data.ndim} dimensions!")
-        d = 1 if name == "hsplit" and input._data.ndim == 1 else dim
+        d = 0 if name == "hsplit" and input._data.ndim == 1 else dim
         if isinstance(indices_or_sections, int) and input._data.shape[d] % indices_or_sections:
             raise RuntimeError(
                 f"torch.{name} attempted to split along dimension {d}, but the size of the "
@@ -1054,7 +1054,7 @@ def flip(input: Tensor, *dims) -> Tensor:
         >>> ember.arange(3).flip(0)
         tensor([2, 1, 0])
     """
-    return unary(Flip, input, _dims_arg(dims, input._data.ndim, "flip"))
+    return unary(Flip, input, _dims_arg(dims, input._data.ndim))
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -1123,13 +1123,15 @@ class Repeat(Function):
         ctx.inner = shape
         # tile by broadcasting an interleaved (1, s0, 1, s1, ...) view to (r0, s0, r1, s1, ...)
         inter = tuple(x for s in shape for x in (1, s))
-        big = tuple(x for r, s in zip(reps, shape) for x in (r, s))
-        b = xp_of(a).broadcast_to(a.reshape(inter), big)
-        return b.reshape(tuple(r * s for r, s in zip(reps, shape)))
+        big = tuple(x for r, s in zip(reps, shape, strict=False) for x in (r, s))
+        xp = xp_of(a)
+        out = xp.empty(tuple(r * s for r, s in zip(reps, shape, strict=False)), dtype=a.dtype)
+        out.reshape(big)[...] = xp.broadcast_to(a.reshape(inter), big)  # always a fresh copy
+        return out
 
     @staticmethod
     def backward(ctx, g):
-        big = tuple(x for r, s in zip(ctx.reps, ctx.inner) for x in (r, s))
+        big = tuple(x for r, s in zip(ctx.reps, ctx.inner, strict=False) for x in (r, s))
         g = g.reshape(big)
         if big:
             g = g.sum(tuple(range(0, len(big), 2)))
