@@ -14,7 +14,7 @@ Invariants:
 from __future__ import annotations
 
 from ember import _dtype, backend
-from ember._device import CPU, META, as_device, device
+from ember._device import CPU, META, device
 from ember.autograd import grad_mode as _gm
 
 _new = object.__new__

@@ -115,7 +115,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     if is_grads_batched:
         raise NotImplementedError("autograd.grad(is_grads_batched=True) is not supported by ember")
-    single = isinstance(inputs, Tensor)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:

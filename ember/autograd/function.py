@@ -315,7 +315,7 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError(f"a Function subclass must implement forward")
+        raise NotImplementedError("a Function subclass must implement forward")
 
     @staticmethod
     def backward(ctx, *grads):

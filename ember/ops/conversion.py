@@ -7,7 +7,7 @@ from ember._device import as_device
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _check_inplace
 from ember.ops._dispatch import unary, xp_of
-from ember.tensor import Tensor, _wrap
+from ember.tensor import Tensor
 
 
 class ToCopy(Function):

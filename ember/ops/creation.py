@@ -11,7 +11,6 @@ import warnings
 
 from ember import _dtype, backend
 from ember._device import as_device
-from ember.autograd import grad_mode as _gm
 from ember.tensor import Tensor, _init, _wrap
 
 _cpu = backend.cpu
@@ -22,9 +21,7 @@ def _xp(device):
 
 
 def _finish(data, requires_grad: bool) -> Tensor:
-    t = _wrap(data)
-    if _gm.state.inference:
-        t._is_inference = True
+    t = _wrap(data)  # marks inference tensors itself
     if requires_grad:
         t.requires_grad_(True)
     return t

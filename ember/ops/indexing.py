@@ -597,7 +597,25 @@ class Scatter(Function):
         return ga, None, gs, None
 
 
-class ScatterValue(Function):
+class _FillAt(Function):
+    """Fill with a number the positions ``_mutate`` selects; the gradient of the input is the
+    incoming gradient with those positions filled with 0 (one body for scatter and index_fill)."""
+
+    _array_forward = True
+
+    @classmethod
+    def forward(cls, ctx, a, idx, value, dim):
+        ctx.dim = dim
+        ctx.save_for_backward(idx)
+        return _copy_and(cls._mutate, a, idx, value, dim)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        (idx,) = ctx.saved_tensors
+        return cls.apply(g, idx, 0, ctx.dim), None, None, None
+
+
+class ScatterValue(_FillAt):
     _array_forward = True
     _node_name = "ScatterBackward1"
 
@@ -606,16 +624,6 @@ class ScatterValue(Function):
         out, idx, _ = _at_least_1d(out, idx, None)
         out[_grid(xp_of(out), idx, dim)] = value
 
-    @staticmethod
-    def forward(ctx, a, idx, value, dim):
-        ctx.dim = dim
-        ctx.save_for_backward(idx)
-        return _copy_and(ScatterValue._mutate, a, idx, value, dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        (idx,) = ctx.saved_tensors
-        return ScatterValue.apply(g, idx, 0, ctx.dim), None, None, None
 
 
 class ScatterAdd(Function):
@@ -993,7 +1001,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return cls.apply(*args)
 
 
-class IndexFill(Function):
+class IndexFill(_FillAt):
     _array_forward = True
     _node_name = "IndexFillBackward0"
 
@@ -1003,16 +1011,6 @@ class IndexFill(Function):
             out = out.reshape(1)
         out[_dim_key(idx.reshape(-1), dim)] = value
 
-    @staticmethod
-    def forward(ctx, a, idx, value, dim):
-        ctx.dim = dim
-        ctx.save_for_backward(idx)
-        return _copy_and(IndexFill._mutate, a, idx, value, dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        (idx,) = ctx.saved_tensors
-        return IndexFill.apply(g, idx, 0, ctx.dim), None, None, None
 
 
 class IndexFillTensor(IndexFill):
