@@ -91,22 +91,21 @@ def _typed(dt):
     return conv
 
 
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+# "torch.FloatTensor" -> ember.float32, for ``type("torch.FloatTensor")``
+_TYPE_NAMES = {f"torch.{v}": getattr(_dtype, k) for k, v in _TENSOR_TYPES.items()}
+
+
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """With no argument, the type name (``"torch.FloatTensor"``); else convert to ``dtype``."""
     if dtype is None:
-        names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
-        return f"torch.{names[self.dtype.name]}"
+        return f"torch.{_TENSOR_TYPES[self.dtype.name]}"
     if isinstance(dtype, str):
-        rev = {"torch.FloatTensor": _dtype.float32, "torch.DoubleTensor": _dtype.float64,
-               "torch.HalfTensor": _dtype.float16, "torch.LongTensor": _dtype.int64,
-               "torch.IntTensor": _dtype.int32, "torch.ShortTensor": _dtype.int16,
-               "torch.CharTensor": _dtype.int8, "torch.ByteTensor": _dtype.uint8,
-               "torch.BoolTensor": _dtype.bool}
-        if dtype not in rev:
+        if dtype not in _TYPE_NAMES:
             raise ValueError(f"invalid type: {dtype!r}")
-        dtype = rev[dtype]
+        dtype = _TYPE_NAMES[dtype]
     return to(self, dtype)
 
 
