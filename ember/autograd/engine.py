@@ -14,8 +14,7 @@ backward formulas run with grad recording on, so the gradients themselves are di
 
 from __future__ import annotations
 
-import heapq
-import itertools
+from heapq import heappop, heappush
 
 from ember import backend
 from ember.autograd import grad_mode as _gm
@@ -159,49 +158,34 @@ def _key(t):
 
 
 def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
-    # --- 1. dependency counts over every node reachable from the roots -----------------------
-    # A leaf tensor stands for its own accumulation node (it has no ``_next``).
-    deps = {}
-    stack = []
-    for t in roots:
-        node = t._grad_fn or t
-        if node not in deps:
-            deps[node] = 0
-            stack.append(node)
-    while stack:
-        node = stack.pop()
-        nxt = node._next
-        if nxt is None:
-            continue
-        for e in nxt:
-            if e is not None:
-                n = e[0]
-                c = deps.get(n)
-                if c is None:
-                    deps[n] = 1
-                    stack.append(n)
-                else:
-                    deps[n] = c + 1
-
-    # --- capture targets (autograd.grad / backward(inputs=)) and pruning ----------------------
+    # Order of execution: a node's consumers were all created after it, so they have higher
+    # sequence numbers; running nodes newest first (a heap on -seq) therefore runs each node
+    # after every node that feeds it gradients. That lets nodes be discovered as the walk
+    # reaches them, with no separate pass to count dependencies. Leaf tensors (their own
+    # accumulation nodes) run after all other nodes, in the order their last incoming edge was
+    # processed; ``leaves`` (a dict, which keeps insertion order) records that order.
     targets = needed = captured = None
-    if inputs is not None:
+    if inputs is not None:  # autograd.grad / backward(inputs=): capture, and prune the walk
         targets = {}
         for i, t in enumerate(inputs):
             targets.setdefault(_key(t), []).append(i)
-        needed = _needed_nodes(deps, {k[0] for k in targets})
+        needed = _needed_nodes(roots, {k[0] for k in targets})
         captured = [None] * len(inputs)
 
-    # --- 2. seed the root buffers -------------------------------------------------------------
-    buffers = {}
+    buffers = {}  # node -> gradients of its outputs, summed over its consumers
+    ready = []  # heap of (-seq, node) over the nodes reached and not yet run
+    leaves = {}  # leaf tensor -> its gradient (None if only None reached it)
     for t, g in zip(roots, root_grads):
-        node, nr = _key(t)
-        _accumulate_buffer(buffers, node, nr, g)
-    ready = []
-    for t in roots:
-        node = t._grad_fn or t
-        if deps[node] == 0 and all(node is not r[2] for r in ready):
-            heapq.heappush(ready, _entry(node))
+        node = t._grad_fn
+        if node is None:
+            _leaf_edge(leaves, t, g)
+            continue
+        b = buffers.get(node)
+        if b is None:
+            b = buffers[node] = [None] * node._n_out
+            heappush(ready, (-node._seq, node))
+        nr = t._output_nr
+        b[nr] = g if b[nr] is None else b[nr] + g
 
     # Gradients handed to more than one place are copied before a leaf owns them.
     seen = {id(g._data) for g in root_grads}
@@ -210,22 +194,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     state.enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
-            buf = buffers.pop(node, None)
-            nxt = node._next
-            if nxt is None:  # a leaf tensor
-                g = buf[0] if buf is not None else None
-                if g is not None and node._hooks:
-                    g = _run_leaf_hooks(node, g)
-                if targets is None:
-                    if g is not None:
-                        _accumulate_leaf(node, g, create_graph, seen)
-                else:
-                    for i in targets.get((node, 0), ()):
-                        captured[i] = g
-                continue
-
-            grads = buf if buf is not None else [None] * node._n_out
+            node = heappop(ready)[1]
+            grads = buffers.pop(node)
             if node._tensor_pre_hooks is not None:
                 grads = _node_grads(node, grads)
             if targets is not None:
@@ -235,6 +205,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 if node not in needed:
                     _release(node, retain_graph)
                     continue
+            nxt = node._next
             if (node._n_out == 1 and grads[0] is not None and node._pre_hooks is None
                     and node._post_hooks is None and node._trace is None):
                 in_grads = node._function.backward(node, grads[0])  # the common case
@@ -244,31 +215,38 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 in_grads = _call_backward(node, grads)
             if not retain_graph and node._saved is not None:
                 node._saved = _FREED
-            meta = node._meta
             for i, e in enumerate(nxt):
                 if e is None:
                     continue
-                target = e[0]
+                target, nr, shape, dtype = e
+                if needed is not None and target not in needed:
+                    continue
                 g = in_grads[i]
-                if g is not None and (needed is None or target in needed):
-                    m = meta[i]
-                    if g.__class__ is not Tensor or g._data.shape != m[0] or \
-                            g._data.dtype != m[1]:
-                        g = _fit(g, m, node, i)
-                    b = buffers.get(target)
-                    if b is None:
-                        b = [None] * (1 if target._next is None
-                                      else target._n_out)
-                        buffers[target] = b
-                    nr = e[1]
-                    b[nr] = g if b[nr] is None else b[nr] + g
-                c = deps[target] - 1
-                deps[target] = c
-                if c == 0 and (needed is None or target in needed):
-                    if target._next is None:
-                        heapq.heappush(ready, (1, next(_tie), target))
+                if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
+                                      or g._data.dtype != dtype):
+                    g = _fit(g, shape, dtype, node, i)
+                if target._next is None:  # a leaf tensor
+                    if target in leaves:
+                        _leaf_edge(leaves, target, g)
                     else:
-                        heapq.heappush(ready, (-target._seq, 0, target))
+                        leaves[target] = g
+                    continue
+                b = buffers.get(target)
+                if b is None:  # first reached: schedule it
+                    b = buffers[target] = [None] * target._n_out
+                    heappush(ready, (-target._seq, target))
+                if g is not None:
+                    b[nr] = g if b[nr] is None else b[nr] + g
+
+        for t, g in leaves.items():
+            if g is not None and t._hooks:
+                g = _run_leaf_hooks(t, g)
+            if targets is None:
+                if g is not None:
+                    _accumulate_leaf(t, g, create_graph, seen)
+            else:
+                for i in targets.get((t, 0), ()):
+                    captured[i] = g
         if accumulate and inputs is not None:
             done = set()
             for t, g in zip(inputs, captured):
@@ -280,23 +258,22 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     return captured
 
 
-_tie = itertools.count()
+def _leaf_edge(leaves, t, g):
+    """One more gradient (or None) for leaf ``t``: summed, and ``t`` moved last in the order."""
+    old = leaves.pop(t, None)
+    if old is not None:
+        g = old if g is None else old + g
+    leaves[t] = g
 
 
-def _entry(node):
-    # Ready queue order: newest node first (highest sequence number), leaves last.
-    if node._next is None:
-        return (1, next(_tie), node)
-    return (-node._seq, 0, node)
-
-
-def _needed_nodes(deps, target_nodes):
+def _needed_nodes(roots, target_nodes):
     """Nodes from which some target node can be reached (so their backward must run)."""
     needed = set()
     order = []
-    # iterative post-order over the graph reachable from any node in deps
+    # iterative post-order over the graph reachable from the roots
     visited = set()
-    for start in deps:
+    for t in roots:
+        start = t._grad_fn or t
         if start in visited:
             continue
         stack = [(start, False)]
@@ -309,30 +286,17 @@ def _needed_nodes(deps, target_nodes):
                 continue
             visited.add(node)
             stack.append((node, True))
-            if not isinstance(node, Tensor):
+            if node._next is not None:
                 for e in node._next:
                     if e is not None and e[0] not in visited:
                         stack.append((e[0], False))
     for node in order:  # children come before parents in post-order
         if node in target_nodes:
             needed.add(node)
-        elif not isinstance(node, Tensor) and any(
+        elif node._next is not None and any(
                 e is not None and e[0] in needed for e in node._next):
             needed.add(node)
     return needed
-
-
-def _accumulate_buffer(buffers, node, nr, g):
-    buf = buffers.get(node)
-    if buf is None:
-        n = 1 if node.__class__ is Tensor or isinstance(node, Tensor) else node._n_out
-        buf = [None] * n
-        buffers[node] = buf
-        buf[nr] = g
-    elif buf[nr] is None:
-        buf[nr] = g
-    else:
-        buf[nr] = buf[nr] + g
 
 
 def _node_grads(node: BackwardNode, grads):
@@ -399,15 +363,12 @@ def _zeros_for(grads, m):
     return xp.zeros(m[0], dtype=m[1])
 
 
-def _fit(g, meta, node, i):
+def _fit(g, shape, dtype, node, i):
     """Reduce a broadcast gradient to the argument's shape and cast it to its dtype."""
     if not isinstance(g, Tensor):
-        if g is None:
-            return None
         from ember.ops.creation import tensor as _tensor
 
         g = _tensor(g, dtype=None)
-    shape, dtype = meta
     d = g._data
     if d.shape != shape:
         g = _sum_to(g, shape, node, i)

@@ -80,12 +80,12 @@ class BackwardNode:
     """A node of the autograd graph; also the ``ctx`` of its Function's forward and backward.
 
     ``_next`` holds one edge per forward argument: ``None`` when no gradient flows there, else
-    ``(node, output_nr)``, where a leaf tensor that requires grad stands for its own
-    accumulation node. ``_meta`` holds the (shape, dtype) of each such argument, used by the
-    engine to reduce a broadcast gradient and cast it back.
+    ``(node, output_nr, shape, dtype)``, where a leaf tensor that requires grad stands for its
+    own accumulation node, and shape and dtype are the argument's, used by the engine to reduce
+    a broadcast gradient and cast it back (one tuple per edge: it is built for every op).
     """
 
-    __slots__ = ("_next", "_meta", "needs_input_grad", "_saved", "_to_save", "_seq",
+    __slots__ = ("_next", "needs_input_grad", "_saved", "_to_save", "_seq",
                  "_n_out", "_tensor_pre_hooks", "_pre_hooks", "_post_hooks", "_dirty",
                  "_non_diff", "materialize_grads", "_trace", "_out_meta", "__dict__",
                  "__weakref__")
@@ -151,7 +151,7 @@ class BackwardNode:
             elif isinstance(e[0], Tensor):
                 out.append((AccumulateGrad(e[0]), 0))
             else:
-                out.append(e)
+                out.append((e[0], e[1]))
         return tuple(out)
 
     @property
@@ -361,7 +361,8 @@ def _apply_arrays(cls, args, kwargs):
         return _wrap(_as_array(out, raw))
     ctx = cls._Node()
     out = cls.forward(ctx, *raw, **kwargs)
-    return _record(ctx, args, raw, out)
+    nxt = _edges(args)
+    return _record(ctx, nxt, tuple([e is not None for e in nxt]), args, raw, out)
 
 
 _ARRAY_TYPES = backend._BY_TYPE
@@ -374,50 +375,33 @@ def _as_array(out, raw):
     return backend.cpu.asarray(out)
 
 
-def _edges(ctx, args):
-    """Build ``ctx._next``, ``ctx._meta`` and ``needs_input_grad`` from the forward args."""
-    nxt = []
-    meta = []
-    needs = []
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            fn = a._grad_fn
-            nxt.append((a, 0) if fn is None else (fn, a._output_nr))
-            d = a._data
-            meta.append((d.shape, d.dtype))
-            needs.append(True)
-        else:
-            nxt.append(None)
-            meta.append(None)
-            needs.append(False)
-    ctx._next = tuple(nxt)
-    ctx._meta = meta
-    ctx.needs_input_grad = tuple(needs)
+def edge(a: Tensor) -> tuple:
+    """The graph edge to a tensor that requires grad: (node, output_nr, shape, dtype)."""
+    fn = a._grad_fn
+    d = a._data
+    if fn is None:
+        return (a, 0, d.shape, d.dtype)
+    return (fn, a._output_nr, d.shape, d.dtype)
 
 
-def _record(ctx, args, raw, out):
-    """Wrap the outputs of a recorded built-in op and make ``ctx`` their ``grad_fn``."""
+def _edges(args) -> list:
+    """One edge per forward argument (``None`` where no gradient flows)."""
+    return [edge(a) if isinstance(a, Tensor) and a._requires_grad else None for a in args]
+
+
+def _record(ctx, nxt, needs, args, raw, out):
+    """Wrap the outputs of a recorded built-in op and make ``ctx`` their ``grad_fn``.
+
+    The caller has built the edges ``nxt`` to the forward ``args`` (their raw arrays ``raw``)
+    and ``needs``, the matching ``needs_input_grad``; the short paths in ``ops/_dispatch.py``
+    build them without loops.
+    """
+    ctx._next = nxt
+    ctx.needs_input_grad = needs
     if (out.__class__ is tuple or ctx._dirty is not None or ctx._non_diff is not None
             or _gm.state.anomaly):
         return _record_general(ctx, args, raw, out)
     # The common case, kept short: one output, nothing in place, no anomaly mode.
-    nxt = []
-    meta = []
-    needs = []
-    for a in args:
-        if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad:
-            fn = a._grad_fn
-            nxt.append((a, 0) if fn is None else (fn, a._output_nr))
-            d = a._data
-            meta.append((d.shape, d.dtype))
-            needs.append(True)
-        else:
-            nxt.append(None)
-            meta.append(None)
-            needs.append(False)
-    ctx._next = nxt
-    ctx._meta = meta
-    ctx.needs_input_grad = tuple(needs)
     ctx._seq = next(_seq)
     ctx._n_out = 1
     raw_out = out  # NumPy returns scalars from 0-d ops; a forward may have saved the scalar
@@ -446,7 +430,6 @@ def _record(ctx, args, raw, out):
 
 
 def _record_general(ctx, args, raw, out):
-    _edges(ctx, args)
     ctx._seq = next(_seq)
     if _gm.state.anomaly:
         from ember.autograd.anomaly_mode import _capture_trace
@@ -529,7 +512,8 @@ def _apply_tensors(cls, args, kwargs):
     outs = out if multi else (out,)
     if not requires:
         return out
-    _edges(ctx, args)
+    ctx._next = nxt = _edges(args)
+    ctx.needs_input_grad = tuple([e is not None for e in nxt])
     ctx._seq = next(_seq)
     if _gm.state.anomaly:
         from ember.autograd.anomaly_mode import _capture_trace

@@ -55,8 +55,12 @@ def device_index(array):
 
 def broadcast_to(array, shape, subok=False):
     """NumPy's broadcast_to, without its Python overhead for contiguous inputs (the hot
-    path of every reduction's backward)."""
+    path of every reduction's backward). Read-only, as NumPy's."""
     shape = tuple(shape)
+    if array.ndim == 0:  # a full reduction's gradient: every stride is 0
+        out = _np.ndarray(shape, array.dtype, array, 0, (0,) * len(shape))
+        out.setflags(write=False)  # cheaper than ``out.flags.writeable = False``
+        return out
     if array.flags.c_contiguous and array.ndim <= len(shape):
         lead = len(shape) - array.ndim
         strides = [0] * lead
@@ -68,7 +72,7 @@ def broadcast_to(array, shape, subok=False):
             else:
                 return _np.broadcast_to(array, shape)
         out = _np.ndarray(shape, array.dtype, array, 0, tuple(strides))
-        out.flags.writeable = False
+        out.setflags(write=False)
         return out
     return _np.broadcast_to(array, shape)
 

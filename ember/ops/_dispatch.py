@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import NOGRAD_CTX, _as_array, _record, refresh_stale_view
+from ember.autograd.function import NOGRAD_CTX, _as_array, _record, edge, refresh_stale_view
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _state = _gm.state
@@ -62,17 +62,31 @@ def _number(x, like):
 
 def binary(cls, a, b):
     """Apply the two-operand ``Function`` ``cls`` to tensors or numbers ``a`` and ``b``."""
-    if a.__class__ is Tensor and a._base is not None and a._view_version != a._vc[0]:
+    ta = a.__class__ is Tensor or isinstance(a, Tensor)
+    tb = b.__class__ is Tensor or isinstance(b, Tensor)
+    if ta and a._base is not None and a._view_version != a._vc[0]:
         refresh_stale_view(a)
-    if b.__class__ is Tensor and b._base is not None and b._view_version != b._vc[0]:
+    if tb and b._base is not None and b._view_version != b._vc[0]:
         refresh_stale_view(b)
-    xa, xb = promote2(a, b)
-    if _state.enabled and (
-        (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad
-        or (b.__class__ is Tensor or isinstance(b, Tensor)) and b._requires_grad
-    ):
+    if ta and tb and a._data.dtype is b._data.dtype:  # no promotion: skip promote2's call
+        xa = a._data
+        xb = b._data
+    else:
+        xa, xb = promote2(a, b)
+    ga = ta and a._requires_grad
+    gb = tb and b._requires_grad
+    if (ga or gb) and _state.enabled:
         ctx = cls._Node()
-        return _record(ctx, (a, b), (xa, xb), cls.forward(ctx, xa, xb))
+        out = cls.forward(ctx, xa, xb)
+        # the edges built inline (``edge`` spelled out): this runs for every recorded a + b
+        ea = eb = None
+        if ga:
+            fn = a._grad_fn
+            ea = ((a, 0) if fn is None else (fn, a._output_nr)) + (xa.shape, a._data.dtype)
+        if gb:
+            fn = b._grad_fn
+            eb = ((b, 0) if fn is None else (fn, b._output_nr)) + (xb.shape, b._data.dtype)
+        return _record(ctx, (ea, eb), (ga, gb), (a, b), (xa, xb), out)
     out = cls.forward(NOGRAD_CTX, xa, xb)
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
@@ -80,16 +94,25 @@ def binary(cls, a, b):
 
 
 def unary(cls, a, *args):
-    """Apply the one-tensor ``Function`` ``cls`` (extra non-tensor ``args`` pass through)."""
+    """Apply the one-tensor ``Function`` ``cls``; the extra ``args`` pass through to forward
+    and must not be Tensors (no gradient flows to them)."""
     if a._base is not None and a._view_version != a._vc[0]:
         refresh_stale_view(a)
+    x = a._data
     if a._requires_grad and _state.enabled:
         ctx = cls._Node()
-        return _record(ctx, (a, *args), (a._data, *args), cls.forward(ctx, a._data, *args))
-    out = cls.forward(NOGRAD_CTX, a._data, *args)
+        out = cls.forward(ctx, x, *args)
+        n = len(args)
+        return _record(ctx, [edge(a), *_NONES[n]], _FIRST_ONLY[n], (a, *args), (x, *args), out)
+    out = cls.forward(NOGRAD_CTX, x, *args)
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
     return _wrap(out)
+
+
+# needs_input_grad and the empty edges of ``unary``, by the number of extra arguments
+_NONES = [(None,) * n for n in range(16)]
+_FIRST_ONLY = [(True,) + (False,) * n for n in range(16)]
 
 
 def promote(*xs):

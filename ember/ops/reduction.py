@@ -26,6 +26,7 @@ from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, wrap_dims, xp_of
 from ember.ops.pointwise import _out, inplace
+from ember.ops.shape import expand_to
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _F16 = _dtype.float16._np
@@ -79,7 +80,7 @@ def _expand_back(g, shape, axes, keepdim):
     """Broadcast a reduced gradient back to the input ``shape``."""
     if not keepdim and (axes is not None or g.ndim):  # a 0-d total expands as it is
         g = g.reshape(_keep_shape(shape, axes))
-    return g.expand(shape)
+    return expand_to(g, shape)
 
 
 def _keep(t, shape, axes, keepdim):

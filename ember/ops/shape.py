@@ -327,6 +327,13 @@ def expand(input: Tensor, *sizes) -> Tensor:
     return _view_op(Expand, input, tuple(shape))
 
 
+def expand_to(input: Tensor, shape: tuple) -> Tensor:
+    """``input.expand(shape)`` for a ``shape`` known to be valid (a tuple), as a backward
+    formula has it: skips ``expand``'s argument parsing and checks, which cost more than
+    making the view."""
+    return _view_op(Expand, input, shape)
+
+
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """``input.expand(other.shape)``."""
     return expand(input, other.shape)
