@@ -6,6 +6,7 @@ from ember.ops import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    linear,
     math,
     pointwise,
     reduction,
@@ -13,6 +14,6 @@ from ember.ops import (  # noqa: F401
     softmax,
 )
 
-# The public op functions, by family: ``ember`` exports them all and the op-table tests
-# require a row for each.
-FAMILIES = (pointwise, math, reduction, shape, indexing, linalg, softmax)
+# The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
+# ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
+FAMILIES = (pointwise, math, reduction, shape, indexing, linalg, softmax, linear)

@@ -1,0 +1,221 @@
+"""``linear(input, weight, bias=None)``: ``input @ weight.T + bias``, the op behind ``nn.Linear``.
+
+One primitive, ``Linear``: forward is one GEMM on the input folded to 2-D ``(M, in)`` with
+``weight.T`` (a view, no copy) and the bias added in place into the fresh product; backward is
+two matrix products (and the output gradient itself for the bias, which the engine sums down
+to the bias's shape). Public as ``ember.nn.functional.linear`` (PyTorch has no
+``torch.linear``).
+
+PyTorch computes ``linear`` along one of three paths that accept slightly different biases:
+``addmm`` for 2-D inputs (and, flattened to 2-D, for any input when the bias is 1-D in effect),
+else ``matmul`` followed by an in-place ``add_``. ember computes every case in one pass but
+checks each path's rules, so the same calls succeed, the same calls fail with PyTorch's
+messages, and the node is named as PyTorch's (``AddmmBackward0``, ``ViewBackward0``...).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember import _dtype
+from ember.autograd.function import Function
+from ember.ops.linalg import (
+    _check_dot,
+    _check_expand,
+    _check_mm_shapes,
+    _check_mv,
+    _check_same_dtype,
+    _dname,
+    _no_bool,
+)
+from ember.ops.pointwise import _can_cast, _name
+from ember.ops.shape import _broadcast_pair
+from ember.tensor import Tensor
+
+_F16, _F32 = _dtype.float16._np, _dtype.float32._np
+
+
+class Linear(Function):
+    """``x @ w.T + b`` for ``x`` (*, in), ``w`` (out, in) or (in,), ``b`` None or broadcast to
+    the output. Arguments are validated by ``linear``."""
+
+    _array_forward = True
+    _node_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.save_for_backward(x, w)
+        half = x.dtype.char == "e"
+        if half:  # NOTE: matches torch: CPU half GEMM accumulates in float32
+            x, w = x.astype(_F32), w.astype(_F32)
+        if x.ndim == 2:
+            out = x @ w.T
+            if b is not None:
+                out += b
+        else:
+            k = x.shape[-1]
+            # fold (..., in) to (M, in): one GEMM, whatever the batch dims (M explicit: in may be 0)
+            out = x.reshape(math.prod(x.shape[:-1]), k) @ w.T
+            if b is not None and _fused(b):
+                out += b  # added to (M, out) rows, as PyTorch's flattened addmm does
+                b = None
+            out = out.reshape(x.shape[:-1] + w.shape[:-1])
+            if b is not None:
+                out += b
+        return out.astype(_F16) if half else out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        gx = gw = None
+        # y = x w^T + b  =>  dx = g w,  dw = g^T x (batch dims folded into the product),  db = g
+        if w.ndim == 2:
+            if need_x:
+                gx = g @ w
+            if need_w:
+                if x.ndim == 2:
+                    gw = g.mT @ x
+                else:
+                    m = math.prod(x.shape[:-1])
+                    gw = g.reshape(m, w.shape[0]).mT @ x.reshape(m, x.shape[-1])
+        else:  # 1-D weight: y = x @ w
+            if need_x:
+                gx = g.unsqueeze(-1) * w
+            if need_w:
+                m = math.prod(x.shape[:-1])
+                gw = g.reshape(m) @ x.reshape(m, x.shape[-1])
+        return gx, gw, (g if need_b else None)
+
+
+def _fused(b) -> bool:
+    """Whether PyTorch adds this bias through its flattened ``addmm``: a bias that is 1-D, or
+    1-D once its size-1 dims are dropped."""
+    return b.ndim == 1 or (b.ndim > 1 and sum(s != 1 for s in b.shape) == 1)
+
+
+def _node(name: str) -> type:
+    return type("Linear" + name.split("Backward")[0], (Linear,), {"_node_name": name})
+
+
+# PyTorch's node names along its paths (the computation is the same).
+_Mm = _node("MmBackward0")  # 2-D input, no bias
+_Squeeze = _node("SqueezeBackward4")  # 1-D input, no bias (unsqueeze, mm, squeeze)
+_UnsafeView = _node("UnsafeViewBackward0")  # n-D input, no bias (folded matmul)
+_Mv = _node("MvBackward0")  # 2-D input, 1-D weight
+_Dot = _node("DotBackward0")  # 1-D input, 1-D weight
+_View = _node("ViewBackward0")  # non-2-D input, fused bias (flattened addmm)
+_Add = _node("AddBackward0")  # matmul, then bias added in place
+
+
+def _type_check(input, weight, bias) -> None:
+    for pos, (name, x) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(x, Tensor) and not (pos == 3 and x is None):
+            raise TypeError(
+                f"linear(): argument '{name}' (position {pos}) must be Tensor, not "
+                f"{type(x).__name__}"
+            )
+
+
+def _validate(input: Tensor, weight: Tensor, bias: Tensor | None) -> type:
+    """PyTorch's checks, in its order; returns the node class of the path taken."""
+    _type_check(input, weight, bias)
+    x, w = input._data, weight._data
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
+            f"{w.ndim}D"
+        )
+    if w.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {w.ndim}D (linear's weight "
+            f"must be (out_features, in_features), got shape {list(w.shape)})"
+        )
+    m = math.prod(x.shape[:-1])
+    if bias is not None and (x.ndim == 2 or _fused(bias._data)):
+        return _validate_addmm(input, weight, bias, m)
+    cls = _validate_matmul(input, weight, m)
+    if bias is None:
+        return cls
+    b = bias._data
+    out_shape = x.shape[:-1] + w.shape[:-1]
+    res = _dtype.binary_np_dtype(x, b)
+    if not _can_cast(res, x.dtype):
+        raise RuntimeError(
+            f"result type {_name(res)} can't be cast to the desired output type {_name(x.dtype)}"
+        )
+    full = _broadcast_pair(out_shape, b.shape)
+    if full != tuple(out_shape):
+        raise RuntimeError(
+            f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(full)}"
+        )
+    return _Add
+
+
+def _validate_addmm(input: Tensor, weight: Tensor, bias: Tensor, m: int) -> type:
+    x, w, b = input._data, weight._data, bias._data
+    if w.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {w.ndim}-D tensor")
+    if b.dtype != w.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_dname(bias)} and "
+            f"{_dname(weight)}"
+        )
+    if x.dtype != w.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and "
+            f"{_dname(weight)}"
+        )
+    _check_mm_shapes((m, x.shape[-1]), w.shape[::-1])
+    _check_expand(bias, (m, w.shape[0]))
+    _no_bool("addmm_impl_cpu_", input)
+    return Linear if x.ndim == 2 else _View
+
+
+def _validate_matmul(input: Tensor, weight: Tensor, m: int) -> type:
+    x, w = input._data, weight._data
+    if w.ndim == 1:
+        if x.ndim == 1:
+            _check_dot("dot", input, weight)
+            return _Dot
+        if x.shape[-1] != w.shape[0]:
+            k = x.shape[-1]
+            raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{k}), vec ({w.shape[0]})")
+        if x.ndim == 2:
+            _check_mv(input, weight)
+    else:
+        _check_mm_shapes((m, x.shape[-1]), w.shape[::-1])
+    _check_same_dtype(input, weight)
+    _no_bool("addmm_impl_cpu_", input)
+    if w.ndim == 1:
+        return _Mv if x.ndim == 2 else _UnsafeView
+    return _Mm if x.ndim == 2 else (_Squeeze if x.ndim == 1 else _UnsafeView)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: input ``(*, in_features)``, weight ``(out_features,
+    in_features)``, bias ``(out_features,)`` or None; output ``(*, out_features)``.
+
+    Example:
+        >>> x = ember.ones(2, 3)
+        >>> ember.nn.functional.linear(x, ember.ones(4, 3), ember.zeros(4))
+        tensor([[3., 3., 3., 3.],
+                [3., 3., 3., 3.]])
+    """
+    # The common calls (nn.Linear's) are recognized with a few attribute reads; anything
+    # else goes through the full validation, which also picks PyTorch's node name.
+    if isinstance(input, Tensor) and isinstance(weight, Tensor):
+        x, w = input._data, weight._data
+        if (w.ndim == 2 and x.ndim and x.shape[-1] == w.shape[1] and x.dtype == w.dtype
+                and x.dtype.kind != "b"):
+            if bias is None:
+                return (_Mm if x.ndim == 2 else _UnsafeView if x.ndim > 2 else _Squeeze).apply(
+                    input, weight, None)
+            if isinstance(bias, Tensor):
+                b = bias._data
+                if b.ndim == 1 and b.shape[0] == w.shape[0] and b.dtype == x.dtype:
+                    return (Linear if x.ndim == 2 else _View).apply(input, weight, bias)
+    return _validate(input, weight, bias).apply(input, weight, bias)
+
+
+__all__ = ["linear"]
