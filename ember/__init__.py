@@ -92,4 +92,4 @@ def is_nonzero(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
-from ember import nn  # noqa: F401,E402
+from ember import func, nn  # noqa: F401,E402

@@ -1,4 +1,12 @@
 """``ember.nn``: Parameter, Module, containers and layers (PyTorch's ``torch.nn``)."""
 
-from ember.nn.parameter import Buffer, Parameter  # noqa: F401
+from ember.nn.parameter import (  # noqa: F401
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from ember.nn.modules.module import Module, RegistrationWarning, set_registration_warnings  # noqa: F401
+from ember.nn.modules.linear import Identity, Linear  # noqa: F401
+from ember.nn import functional, init, parameter, utils  # noqa: F401
+from ember.nn import modules  # noqa: F401
