@@ -1,18 +1,20 @@
-"""``Identity`` and ``Linear`` (PyTorch's ``torch.nn.modules.linear``)."""
+"""``Identity``, ``Linear`` and ``LazyLinear`` (PyTorch's ``torch.nn.modules.linear``)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from ember.autograd.grad_mode import no_grad
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 from ember.ops.creation import empty
 from ember.tensor import Tensor
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "LazyLinear", "Linear"]
 
 
 class Identity(Module):
@@ -74,7 +76,14 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.linear(input, self.weight, self.bias)
+        # The hot path of most models: read the parameters from ``_parameters`` directly, which
+        # is where ``self.weight`` resolves to, minus the failed normal lookup that precedes
+        # ``Module.__getattr__``. A name moved out of ``_parameters`` (e.g. by a
+        # parametrization) is still found through the attribute.
+        p = self._parameters
+        w = p["weight"] if "weight" in p else self.weight
+        b = p["bias"] if "bias" in p else self.bias
+        return F.linear(input, w, b)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -84,3 +93,55 @@ class Linear(Module):
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name ``MultiheadAttention`` uses for its output projection (PyTorch
     keeps the class for its quantization tooling)."""
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is inferred from the first input's last dimension.
+
+    ``weight`` and ``bias`` are ``UninitializedParameter`` until the first call, which sets
+    ``in_features = input.shape[-1]``, creates and initializes them as ``Linear`` does and turns
+    the module into a ``Linear``. See ``ember.nn.modules.lazy.LazyModuleMixin``.
+
+    Example:
+        >>> m = ember.nn.LazyLinear(30)
+        >>> m(ember.randn(128, 20)).shape
+        ember.Size([128, 30])
+        >>> m
+        Linear(in_features=20, out_features=30, bias=True)
+    """
+
+    cls_to_become = Linear
+    weight: UninitializedParameter
+    bias: UninitializedParameter
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # A bias-less Linear(0, 0) first, so no tensor is made only to be replaced.
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        # Linear.__init__ calls this before the parameters exist: only initialize real ones.
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        """Set ``in_features`` from ``input.shape[-1]``, then create and initialize
+        ``weight`` and ``bias``."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:
+            # Initialized by load_state_dict: the shapes came from the file; check the input.
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(
+                    f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                    f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
