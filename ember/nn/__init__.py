@@ -7,6 +7,6 @@ from ember.nn.parameter import (  # noqa: F401
     UninitializedParameter,
 )
 from ember.nn.modules.module import Module, RegistrationWarning, set_registration_warnings  # noqa: F401
-from ember.nn.modules.linear import Identity, Linear  # noqa: F401
+from ember.nn.modules.linear import Identity, LazyLinear, Linear  # noqa: F401
 from ember.nn import functional, init, parameter, utils  # noqa: F401
 from ember.nn import modules  # noqa: F401

@@ -1,4 +1,4 @@
 """The module classes of ``ember.nn`` (PyTorch's ``torch.nn.modules``)."""
 
 from ember.nn.modules.module import Module  # noqa: F401
-from ember.nn.modules.linear import Identity, Linear  # noqa: F401
+from ember.nn.modules.linear import Identity, LazyLinear, Linear  # noqa: F401
