@@ -141,8 +141,8 @@ class UninitializedTensorMixin:
 
     @property
     def device(self):
-        from ember.backend import namespace
         from ember._device import device
+        from ember.backend import namespace
 
         return device(namespace(_SLOT_DATA.__get__(self)).device_type)
 

@@ -6,6 +6,10 @@ the backward pre-hooks run there (and may replace them). When it reaches the inp
 gradients with respect to the inputs are known: the full backward hooks run there (and may
 replace them). If no input requires grad, the full hooks run at the output node with
 ``grad_input`` all ``None``.
+
+What the hooks see is PyTorch's: ``grad_output`` has ``None`` for an output no gradient
+reached; ``grad_input`` has ``None`` for a non-tensor argument and zeros for a tensor argument
+that does not require grad (while some other one does).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ class BackwardHookFunction(Function):
 
 def _pack(indices, values, size) -> tuple:
     out = [None] * size
-    for i, v in zip(indices, values):
+    for i, v in zip(indices, values, strict=True):
         out[i] = v
     return tuple(out)
 
@@ -47,6 +51,7 @@ class BackwardHook:
         self.grad_outputs = None
         self.n_inputs = -1
         self.input_index = None
+        self.input_zeros = None  # position -> (shape, dtype, device) of inputs without grad
         self.n_outputs = -1
         self.output_index = None
 
@@ -63,7 +68,7 @@ class BackwardHook:
                  if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
         on_node(nodes[0])
         out = list(args)
-        for i, t in zip(index, new):
+        for i, t in zip(index, new, strict=True):
             out[i] = t
         return (tuple(out) if type(args) is tuple else type(args)(*out)), index
 
@@ -73,6 +78,11 @@ class BackwardHook:
 
         res, self.input_index = self._wrap(args, on_node)
         self.n_inputs = len(args)
+        if self.input_index is not None:
+            # NOTE: matches torch: a tensor input that does not require grad gets zeros in
+            # grad_input (PyTorch materializes the undefined gradient of its identity output).
+            self.input_zeros = {i: (a.shape, a.dtype, a.device) for i, a in enumerate(args)
+                                if isinstance(a, Tensor) and not a.requires_grad}
         return res
 
     def _input_hook(self, grad_input, _grad_output):
@@ -81,6 +91,14 @@ class BackwardHook:
             # backward); there is nothing to report.
             return None
         res = _pack(self.input_index, grad_input, self.n_inputs)
+        if self.input_zeros:
+            from ember.ops.creation import zeros
+
+            res = list(res)
+            for i, (shape, dtype, device) in self.input_zeros.items():
+                if res[i] is None:
+                    res[i] = zeros(shape, dtype=dtype, device=device)
+            res = tuple(res)
         for hook in self.user_hooks:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:
@@ -94,7 +112,11 @@ class BackwardHook:
 
     def setup_output_hook(self, result):
         def on_node(node):
-            node.register_hook(self._output_hook)
+            # A pre-hook sees the gradients before zeros are filled in, so an output that no
+            # gradient reached is None in grad_output (as in PyTorch); and with materializing
+            # off, nothing flows back from it into the module.
+            node.materialize_grads = False
+            node.register_prehook(self._output_hook)
 
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
@@ -102,7 +124,7 @@ class BackwardHook:
         self.n_outputs = len(args)
         return res if is_tuple else res[0]
 
-    def _output_hook(self, _grad_input, grad_output):
+    def _output_hook(self, grad_output):
         self.grad_outputs = _pack(self.output_index, grad_output, self.n_outputs)
         for hook in self.user_pre_hooks:
             out = hook(self.module, self.grad_outputs)

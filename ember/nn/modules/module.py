@@ -7,11 +7,13 @@ The attribute protocol, its invariants and the load transaction are described in
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 import warnings
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import RemovableHandle
@@ -308,8 +310,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
+        # NOTE: matches torch: an explicit call follows ``persistent``, even for a tensor marked
+        # by ``Buffer(..., persistent=...)`` (only assignment reads the mark).
         for hook in _global_buffer_registration_hooks.values():
             out = hook(self, name, tensor)
             if out is not None:
@@ -465,10 +467,11 @@ class Module:
             object.__delattr__(self, name)
 
     def __dir__(self):
-        attrs = list(object.__dir__(type(self))) + list(self.__dict__)
+        # The class's attributes (methods included), the instance's, then registered names.
+        attrs = dir(type(self)) + list(self.__dict__)
         keys = attrs + list(self._parameters) + list(self._modules) + list(self._buffers)
         # Names that are not valid identifiers (e.g. Sequential's "0") are left out.
-        return sorted(k for k in set(keys) if not k[0].isdigit())
+        return sorted(k for k in keys if not k[0].isdigit())
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -550,14 +553,16 @@ class Module:
         """Override with ``set_extra_state`` to save extra (picklable) state in ``state_dict``."""
         raise RuntimeError(
             "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+            "Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
             "to report this bug.")
 
     def set_extra_state(self, state: Any) -> None:
         """Restore what ``get_extra_state`` returned."""
         raise RuntimeError(
             "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+            "Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
             "to report this bug.")
 
     # ---- traversal ------------------------------------------------------------------------------
@@ -669,9 +674,9 @@ class Module:
 
     def share_memory(self) -> Module:
         """Move storage to shared memory (a no-op for ember's CPU arrays); returns ``self``."""
-        return self._apply(lambda t: t.share_memory_())
+        return self._apply(_share_memory)
 
-    # ---- conversion: everything goes through _apply -----------------------------------------------
+    # ---- conversion: everything goes through _apply --------------------------------------------
     def _apply(self, fn, recurse: bool = True) -> Module:
         """Apply ``fn`` (Tensor -> Tensor) to every parameter, gradient and buffer, in place.
 
@@ -829,6 +834,7 @@ class Module:
                     for hook in legacy_bw:
                         grad_fn.register_hook(functools.partial(_legacy_backward_hook, hook,
                                                                 self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
             # Forward hooks registered with always_call=True run even when forward raised.
@@ -919,6 +925,53 @@ class Module:
         if self._is_full_backward_hook is False:
             legacy += self._backward_hooks.values()
         return full, legacy
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        # PyTorch's deprecation warnings for the cases where a legacy backward hook (which
+        # sees only the last node of forward) misses part of grad_input or grad_output.
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not return a single "
+                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions. This hook will be missing some of the grad_output. Please use "
+                    "register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=4)
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not take as input a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                    "future versions. This hook will be missing some of the grad_input. Please "
+                    "use register_full_backward_hook to get the documented behavior.",
+                    FutureWarning, stacklevel=4)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if not out_grad_fn or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn(
+                "Using a non-full backward hook when outputs are nested in python data "
+                "structure is deprecated and will be removed in future versions. This hook "
+                "will be missing some grad_output.", FutureWarning, stacklevel=4)
+        elif len(out_grad_fn) > 1:
+            warnings.warn(
+                "Using a non-full backward hook when outputs are generated by different "
+                "autograd Nodes is deprecated and will be removed in future versions. This "
+                "hook will be missing some grad_output. Please use register_full_backward_hook "
+                "to get the documented behavior.", FutureWarning, stacklevel=4)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd "
+                    "Nodes is deprecated and will be removed in future versions. This hook will "
+                    "be missing some grad_input. Please use register_full_backward_hook to get "
+                    "the documented behavior.", FutureWarning, stacklevel=4)
 
     def _get_backward_pre_hooks(self):
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
@@ -1227,8 +1280,22 @@ def _assign_entry(module: Module, name: str, param: Tensor, value: Tensor, want_
 
 
 def _set_extra_state(module: Module, state, want_undo: bool):
+    # The undo restores a deep copy of what get_extra_state returned before (a copy, since
+    # set_extra_state may update that very object in place).
+    keep = want_undo and type(module).get_extra_state is not Module.get_extra_state
+    old = copy.deepcopy(module.get_extra_state()) if keep else None
     module.set_extra_state(state)
+    if keep:
+        return functools.partial(module.set_extra_state, old)
     return None
+
+
+def _share_memory(t: Tensor) -> Tensor:
+    # ember's CPU tensors have no separate shared-memory storage, so plain tensors have no
+    # ``share_memory_``: they stay as they are. Tensors that define it (uninitialized ones,
+    # which raise as in PyTorch) are asked.
+    share = getattr(t, "share_memory_", None)
+    return t if share is None else share()
 
 
 def _legacy_backward_hook(hook, module, grad_input, grad_output):
