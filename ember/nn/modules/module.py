@@ -1084,6 +1084,8 @@ class Module:
                                   f"received {type(value)}")
                 continue
             lazy = is_lazy(param)
+            if lazy and is_lazy(value):
+                continue  # both uninitialized: nothing to copy
             if not lazy and param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
                 value = value[0]  # old checkpoints stored scalars as shape (1,)
             if not lazy and value.shape != param.shape:
