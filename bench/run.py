@@ -106,6 +106,94 @@ def op_overhead(quick):
             number // 10)
 
 
+@workload("linear-call")
+def linear_call(quick):
+    number = 2000 if quick else 100000
+    ember.manual_seed(0)
+    lin = ember.nn.Linear(16, 16)
+    x = ember.randn(1, 16)
+    tlin = tx = None
+    if torch is not None:
+        tlin = torch.nn.Linear(16, 16)
+        tx = torch.randn(1, 16)
+    compare("nn.Linear(16, 16) on (1, 16), grad", lambda: lin(x),
+            tlin and (lambda: tlin(tx)), number)
+
+    def no_grad(mod, inp, ng):
+        def run():
+            with ng():
+                mod(inp)
+        return run
+
+    compare("nn.Linear(16, 16) on (1, 16), no_grad", no_grad(lin, x, ember.no_grad),
+            tlin and no_grad(tlin, tx, torch.no_grad), number)
+
+
+def _rss_peak_reset() -> bool:
+    """Reset the process's peak RSS (Linux); False where that is not possible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _rss_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1])
+    return 0
+
+
+def _peak_growth_mb(build) -> float | None:
+    """Peak resident memory added while ``build()`` runs (MB), or None if unmeasurable."""
+    import gc
+
+    gc.collect()
+    if not _rss_peak_reset():
+        return None
+    base = _rss_kb("VmRSS")
+    model = build()
+    peak = _rss_kb("VmHWM")
+    del model
+    gc.collect()
+    return (peak - base) / 1024
+
+
+@workload("construct")
+def construct(quick):
+    width, depth = (316, 10) if quick else (3162, 10)
+    print(f"  model: {depth} x Linear({width}, {width}) = "
+          f"{depth * (width * width + width) / 1e6:.1f}M parameters")
+
+    def builder(nn, **kw):
+        return lambda: nn.Sequential(*[nn.Linear(width, width, **kw) for _ in range(depth)])
+
+    tnn = torch.nn if torch is not None else None
+    for label, kw, number in (("normal (cpu)", {}, 1), ('device="meta"', {"device": "meta"},
+                                                       20 if quick else 200)):
+        eb = builder(ember.nn, **kw)
+        tb = tnn and builder(tnn, **kw)
+        compare(f"build, {label}", eb, tb, number, rounds=3 if not kw else 7, unit="ms")
+        me = _peak_growth_mb(eb)
+        mt = _peak_growth_mb(tb) if tb else None
+        if me is not None:
+            extra = f"   torch {mt:8.1f} MB" if mt is not None else ""
+            print(f"  {'':<40} peak RSS growth: ember {me:8.1f} MB{extra}")
+    if not quick:  # issue 3: a 10-billion-parameter model on meta in under a second
+        big_width, big_depth = 10_000, 100
+        eb = lambda: ember.nn.Sequential(*[ember.nn.Linear(big_width, big_width, device="meta")  # noqa: E731
+                                           for _ in range(big_depth)])
+        tb = tnn and (lambda: tnn.Sequential(*[tnn.Linear(big_width, big_width, device="meta")
+                                               for _ in range(big_depth)]))
+        compare(f"build {big_depth} x Linear({big_width}), meta", eb, tb, 5, rounds=5, unit="ms")
+        me = _peak_growth_mb(eb)
+        if me is not None:
+            print(f"  {'':<40} peak RSS growth: ember {me:8.1f} MB (10.0B parameters)")
+
+
 def describe():
     cpu = platform.processor() or platform.machine()
     try:

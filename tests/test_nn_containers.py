@@ -773,11 +773,6 @@ def test_data_parallel_function_needs_an_accelerator():
         data_parallel(Id(), ember.ones(1))
 
 
-
-@pytest.mark.xfail(strict=True, raises=RegistrationWarning,
-                   reason="module.py: _replicate_for_data_parallel assigns a plain dict of "
-                          "Modules through __setattr__, which the registration diagnostics "
-                          "flag")
 def test_replicate_for_data_parallel_does_not_warn():
     seq = Sequential(Affine(2), Scaled(3))
     with warnings.catch_warnings():
