@@ -235,6 +235,11 @@ def _queue_or_run(action: Callable[[bool], Callable | None]) -> None:
         pending.append(action)
 
 
+# Module's own bookkeeping dicts: code ported from PyTorch sometimes reassigns them
+# (``self._modules = OrderedDict(...)``); they are not user attributes to diagnose.
+_OWN_STATE = frozenset(("_parameters", "_buffers", "_modules", "_non_persistent_buffers_set"))
+
+
 def _forward_unimplemented(self, *input: Any) -> None:
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -440,7 +445,7 @@ class Module:
                 name not in self._non_persistent_buffers_set
             self.register_buffer(name, value, persistent)
             return
-        if _registration_warnings and (
+        if _registration_warnings and name not in _OWN_STATE and (
                 type(value) in (list, tuple, set, frozenset, dict, OrderedDict)
                 or isinstance(value, Tensor)):
             _diagnose(self, name, value)
@@ -1242,11 +1247,12 @@ class Module:
 
     def _replicate_for_data_parallel(self):
         replica = self.__new__(type(self))
-        replica.__dict__ = self.__dict__.copy()
-        replica._parameters = {}
-        replica._buffers = replica._buffers.copy()
-        replica._modules = replica._modules.copy()
-        replica._is_replica = True
+        state = replica.__dict__
+        state.update(self.__dict__)
+        state["_parameters"] = {}
+        state["_buffers"] = state["_buffers"].copy()
+        state["_modules"] = state["_modules"].copy()
+        state["_is_replica"] = True
         return replica
 
 
