@@ -101,7 +101,8 @@ _TYPE_NAMES = {f"torch.{v}": getattr(_dtype, k) for k, v in _TENSOR_TYPES.items(
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """With no argument, the type name (``"torch.FloatTensor"``); else convert to ``dtype``."""
     if dtype is None:
-        return f"torch.{_TENSOR_TYPES[self.dtype.name]}"
+        where = "" if self.device.type == "cpu" else f"{self.device.type}."
+        return f"torch.{where}{_TENSOR_TYPES[self.dtype.name]}"
     if isinstance(dtype, str):
         if dtype not in _TYPE_NAMES:
             raise ValueError(f"invalid type: {dtype!r}")
