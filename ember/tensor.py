@@ -195,7 +195,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ---- shape and type ----------------------------------------------------------------------
     @property

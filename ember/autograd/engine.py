@@ -71,15 +71,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         tensor([2., 2., 2.])
     """
     if (tensors.__class__ is Tensor and grad_tensors is None and inputs is None
-            and not create_graph):
-        # the common ``loss.backward()``
-        if not tensors._requires_grad:
-            raise RuntimeError(
-                "element 0 of tensors does not require grad and does not have a grad_fn"
-            )
-        _run((tensors,), _make_grads((tensors,), (None,)), bool(retain_graph), False, None,
-             True)
-        return
+            and not create_graph and tensors._requires_grad):
+        # the common ``loss.backward()``: seed a scalar loss with 1 (what _make_grads does,
+        # without its loop and checks); anything else takes the general path and its errors
+        d = tensors._data
+        if d.size == 1 and d.dtype.kind == "f":
+            one = backend.namespace(d).empty(d.shape, d.dtype)
+            one[...] = 1
+            _run((tensors,), (_wrap(one),), bool(retain_graph), False, None, True)
+            return
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
@@ -187,8 +187,6 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         nr = t._output_nr
         b[nr] = g if b[nr] is None else b[nr] + g
 
-    # Gradients handed to more than one place are copied before a leaf owns them.
-    seen = {id(g._data) for g in root_grads}
     state = _gm.state
     prev = state.enabled
     state.enabled = create_graph
@@ -215,17 +213,16 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 in_grads = _call_backward(node, grads)
             if not retain_graph and node._saved is not None:
                 node._saved = _FREED
-            for i, e in enumerate(nxt):
+            for e, g in zip(nxt, in_grads):
                 if e is None:
                     continue
                 target, nr, shape, dtype = e
                 if needed is not None and target not in needed:
                     continue
-                g = in_grads[i]
                 if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
                                       or g._data.dtype != dtype):
-                    g = _fit(g, shape, dtype, node, i)
-                if target._next is None:  # a leaf tensor
+                    g = _fit(g, shape, dtype, node, e)
+                if nr is None:  # a leaf tensor
                     if target in leaves:
                         _leaf_edge(leaves, target, g)
                     else:
@@ -238,16 +235,29 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 if g is not None:
                     b[nr] = g if b[nr] is None else b[nr] + g
 
+        # Gradients handed to more than one place are copied before a leaf owns them: ``seen``
+        # holds the arrays given away so far (built when a leaf first needs it).
+        seen = None
         for t, g in leaves.items():
             if g is not None and t._hooks:
                 g = _run_leaf_hooks(t, g)
-            if targets is None:
-                if g is not None:
-                    _accumulate_leaf(t, g, create_graph, seen)
-            else:
+            if targets is not None:
                 for i in targets.get((t, 0), ()):
                     captured[i] = g
+            elif g is None:
+                continue
+            elif t._grad is not None and not create_graph and t._post_acc_hooks is None:
+                # a training step: add into the existing .grad in place (_accumulate_leaf's
+                # last case, without its checks)
+                gd = t._grad._data
+                gd += g._data
+            else:
+                if seen is None:
+                    seen = {id(r._data) for r in root_grads}
+                _accumulate_leaf(t, g, create_graph, seen)
         if accumulate and inputs is not None:
+            if seen is None:
+                seen = {id(r._data) for r in root_grads}
             done = set()
             for t, g in zip(inputs, captured):
                 if g is not None and id(t) not in done:
@@ -363,8 +373,9 @@ def _zeros_for(grads, m):
     return xp.zeros(m[0], dtype=m[1])
 
 
-def _fit(g, shape, dtype, node, i):
+def _fit(g, shape, dtype, node, edge):
     """Reduce a broadcast gradient to the argument's shape and cast it to its dtype."""
+    i = next(j for j, e in enumerate(node._next) if e is edge)  # for error messages
     if not isinstance(g, Tensor):
         from ember.ops.creation import tensor as _tensor
 

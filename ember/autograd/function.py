@@ -81,8 +81,9 @@ class BackwardNode:
 
     ``_next`` holds one edge per forward argument: ``None`` when no gradient flows there, else
     ``(node, output_nr, shape, dtype)``, where a leaf tensor that requires grad stands for its
-    own accumulation node, and shape and dtype are the argument's, used by the engine to reduce
-    a broadcast gradient and cast it back (one tuple per edge: it is built for every op).
+    own accumulation node (with output_nr None), and shape and dtype are the argument's, used
+    by the engine to reduce a broadcast gradient and cast it back (one tuple per edge: it is
+    built for every op).
     """
 
     __slots__ = ("_next", "needs_input_grad", "_saved", "_to_save", "_seq",
@@ -376,11 +377,12 @@ def _as_array(out, raw):
 
 
 def edge(a: Tensor) -> tuple:
-    """The graph edge to a tensor that requires grad: (node, output_nr, shape, dtype)."""
+    """The graph edge to a tensor that requires grad: (node, output_nr, shape, dtype), where
+    a leaf is its own node and has output_nr None (the engine tells leaves apart by it)."""
     fn = a._grad_fn
     d = a._data
     if fn is None:
-        return (a, 0, d.shape, d.dtype)
+        return (a, None, d.shape, d.dtype)
     return (fn, a._output_nr, d.shape, d.dtype)
 
 

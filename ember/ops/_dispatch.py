@@ -82,10 +82,12 @@ def binary(cls, a, b):
         ea = eb = None
         if ga:
             fn = a._grad_fn
-            ea = ((a, 0) if fn is None else (fn, a._output_nr)) + (xa.shape, a._data.dtype)
+            ea = ((a, None, xa.shape, a._data.dtype) if fn is None
+                  else (fn, a._output_nr, xa.shape, a._data.dtype))
         if gb:
             fn = b._grad_fn
-            eb = ((b, 0) if fn is None else (fn, b._output_nr)) + (xb.shape, b._data.dtype)
+            eb = ((b, None, xb.shape, b._data.dtype) if fn is None
+                  else (fn, b._output_nr, xb.shape, b._data.dtype))
         return _record(ctx, (ea, eb), (ga, gb), (a, b), (xa, xb), out)
     out = cls.forward(NOGRAD_CTX, xa, xb)
     if out.__class__ not in _ARRAY_TYPES:

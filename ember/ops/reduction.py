@@ -94,9 +94,10 @@ def _acc_dtype(npd):
 
 
 def _sum(xp, a, axes, keepdim, npd):
-    acc = _acc_dtype(npd)
-    r = a.sum(axis=axes, keepdims=keepdim, dtype=acc)  # the method skips np.sum's wrapper
-    return r.astype(npd) if acc != npd else r
+    if npd == _F16:  # as _acc_dtype, spelled out: this runs for every sum
+        return xp.add.reduce(a, axis=axes, dtype=_F32, keepdims=keepdim).astype(npd)
+    # ``add.reduce`` is what ``a.sum`` calls, after a Python wrapper
+    return xp.add.reduce(a, axis=axes, dtype=npd, keepdims=keepdim)
 
 
 def _check_nonempty(input: Tensor, axes, op: str, error=IndexError):
@@ -196,8 +197,22 @@ class Sum(Function):
         return _expand_back(g, ctx.shape, ctx.axes, ctx.keepdim), None, None, None
 
 
-class SumAll(Sum):
+class SumAll(Function):
+    """The sum of every element, ``x.sum()``: the usual last step of a loss, so it has its own
+    Function without ``Sum``'s per-axis handling (and PyTorch's node name for it)."""
+
+    _array_forward = True
     _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, keepdim, npd):
+        ctx.shape = a.shape
+        return _sum(xp_of(a), a, None, keepdim, npd)
+
+    @staticmethod
+    def backward(ctx, g):
+        # g is 0-d, or all ones in shape with keepdim: it broadcasts to the input as it is
+        return expand_to(g, ctx.shape), None, None
 
 
 class NanSum(Function):
@@ -239,9 +254,12 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         >>> ember.ones(2, 3).sum(1)
         tensor([3., 3.])
     """
+    if dim is None:
+        if dtype is None and out is None and input._data.dtype.kind == "f":
+            return unary(SumAll, input, keepdim, input._data.dtype)  # ``loss.sum()``
+        return _out(unary(SumAll, input, keepdim, _sum_dtype(input, dtype)), out)
     axes = _axes(input, dim)
-    cls = SumAll if dim is None else Sum
-    return _out(unary(cls, input, axes, keepdim, _sum_dtype(input, dtype)), out)
+    return _out(unary(Sum, input, axes, keepdim, _sum_dtype(input, dtype)), out)
 
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:

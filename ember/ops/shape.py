@@ -14,9 +14,10 @@ import math
 import operator
 import warnings
 
+from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import promote, unary, xp_of
-from ember.tensor import Size, Tensor, _wrap_dim
+from ember.tensor import Size, Tensor, _wrap, _wrap_dim
 
 _FULL = slice(None)
 
@@ -331,6 +332,16 @@ def expand_to(input: Tensor, shape: tuple) -> Tensor:
     """``input.expand(shape)`` for a ``shape`` known to be valid (a tuple), as a backward
     formula has it: skips ``expand``'s argument parsing and checks, which cost more than
     making the view."""
+    if input._base is None and not (input._requires_grad and _gm.state.enabled):
+        # The usual case, a gradient in a backward without create_graph: the view that
+        # ``_view_op`` makes, built directly (the generic path costs more than the view).
+        d = input._data
+        out = _wrap(xp_of(d).broadcast_to(d, shape))
+        out._vc = input._vc
+        out._base = input
+        out._view_fn = lambda b: unary(Expand, b, shape)
+        out._view_version = input._vc[0]
+        return out
     return _view_op(Expand, input, shape)
 
 
@@ -1217,8 +1228,6 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
 
 
 def _interleave_index(repeats: Tensor) -> Tensor:
-    from ember.tensor import _wrap
-
     a = repeats._data
     xp = xp_of(a)
     if xp.device_type == "meta":
