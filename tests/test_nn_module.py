@@ -90,6 +90,15 @@ def test_parameter_pickles_as_parameter():
     assert type(r) is Parameter and not r.requires_grad
 
 
+def test_parameter_shares_the_version_counter_and_pickles_its_attributes():
+    t = ember.zeros(2)
+    p = Parameter(t)
+    t.add_(1)
+    assert p._version == t._version == 1
+    p.tag = "encoder"
+    assert pickle.loads(pickle.dumps(p)).tag == "encoder"
+
+
 def test_parameter_deepcopy_is_a_fresh_parameter_without_grad():
     p = Parameter(ember.tensor([1.0, 2.0]))
     p.grad = ember.ones(2)

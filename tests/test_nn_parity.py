@@ -64,6 +64,7 @@ def build(lib):
             self.head = nn.Module()
             self.head.proj = Affine(4, 2)
             self.head.shared = self.body.act  # a module under two names
+            self.head.again = self.inp  # one with parameters and buffers
             self.tied = self.body.gain  # a parameter under two names
             self.add_module("unused", None)
             self.register_parameter("empty", None)
