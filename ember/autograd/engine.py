@@ -21,6 +21,8 @@ from ember.autograd import grad_mode as _gm
 from ember.autograd.function import _FREED, BackwardNode
 from ember.tensor import Tensor, _wrap
 
+_state = _gm.state
+
 
 def _make_grads(outputs, grad_outputs):
     grads = []
@@ -77,7 +79,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         d = tensors._data
         if d.size == 1 and d.dtype.kind == "f":
             one = backend.namespace(d).empty(d.shape, d.dtype)
-            one[...] = 1
+            one[()] = 1.0
             _run((tensors,), (_wrap(one),), bool(retain_graph), False, None, True)
             return
     tensors = _as_tuple(tensors)
@@ -175,6 +177,10 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     buffers = {}  # node -> gradients of its outputs, summed over its consumers
     ready = []  # heap of (-seq, node) over the nodes reached and not yet run
     leaves = {}  # leaf tensor -> its gradient (None if only None reached it)
+    # ``new``: the first node a step reached for the first time. When nothing else waits, it is
+    # the one to run next, so it bypasses the heap: in a chain (the usual case) the heap stays
+    # empty.
+    new = None
     for t, g in zip(roots, root_grads):
         node = t._grad_fn
         if node is None:
@@ -183,16 +189,28 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         b = buffers.get(node)
         if b is None:
             b = buffers[node] = [None] * node._n_out
-            heappush(ready, (-node._seq, node))
+            if new is None:
+                new = node
+            else:
+                heappush(ready, (-node._seq, node))
         nr = t._output_nr
         b[nr] = g if b[nr] is None else b[nr] + g
+    if new is not None and ready:
+        heappush(ready, (-new._seq, new))
+        new = None
 
-    state = _gm.state
+    state = _state
     prev = state.enabled
     state.enabled = create_graph
     try:
-        while ready:
-            node = heappop(ready)[1]
+        while True:
+            if new is not None:
+                node = new
+                new = None
+            elif ready:
+                node = heappop(ready)[1]
+            else:
+                break
             grads = buffers.pop(node)
             if node._tensor_pre_hooks is not None:
                 grads = _node_grads(node, grads)
@@ -231,9 +249,15 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 b = buffers.get(target)
                 if b is None:  # first reached: schedule it
                     b = buffers[target] = [None] * target._n_out
-                    heappush(ready, (-target._seq, target))
+                    if new is None:
+                        new = target
+                    else:
+                        heappush(ready, (-target._seq, target))
                 if g is not None:
                     b[nr] = g if b[nr] is None else b[nr] + g
+            if new is not None and ready:  # others wait: the heap picks the newest
+                heappush(ready, (-new._seq, new))
+                new = None
 
         # Gradients handed to more than one place are copied before a leaf owns them: ``seen``
         # holds the arrays given away so far (built when a leaf first needs it).
@@ -444,7 +468,7 @@ def _accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool, seen: set):
                 d = backend.namespace(d).copy(d)
             seen.add(id(d))
             t._grad = _wrap(d)
-    elif create_graph or _gm.state.enabled:
+    elif create_graph or _state.enabled:
         t._grad = t._grad + g
     else:
         gd = t._grad._data

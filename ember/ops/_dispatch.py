@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import NOGRAD_CTX, _as_array, _record, edge, refresh_stale_view
+from ember.autograd.function import NOGRAD_CTX, _as_array, _record, refresh_stale_view
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _state = _gm.state
@@ -78,7 +78,7 @@ def binary(cls, a, b):
     if (ga or gb) and _state.enabled:
         ctx = cls._Node()
         out = cls.forward(ctx, xa, xb)
-        # the edges built inline (``edge`` spelled out): this runs for every recorded a + b
+        # the edges built inline (``edge`` spelled out): this runs for every recorded a * b
         ea = eb = None
         if ga:
             fn = a._grad_fn
@@ -104,8 +104,10 @@ def unary(cls, a, *args):
     if a._requires_grad and _state.enabled:
         ctx = cls._Node()
         out = cls.forward(ctx, x, *args)
+        fn = a._grad_fn  # ``edge(a)``, spelled out as in ``binary``
+        e = (a, None, x.shape, x.dtype) if fn is None else (fn, a._output_nr, x.shape, x.dtype)
         n = len(args)
-        return _record(ctx, [edge(a), *_NONES[n]], _FIRST_ONLY[n], (a, *args), (x, *args), out)
+        return _record(ctx, (e,) + _NONES[n], _FIRST_ONLY[n], (a, *args), (x, *args), out)
     out = cls.forward(NOGRAD_CTX, x, *args)
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)

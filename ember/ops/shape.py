@@ -20,6 +20,7 @@ from ember.ops._dispatch import promote, unary, xp_of
 from ember.tensor import Size, Tensor, _wrap, _wrap_dim
 
 _FULL = slice(None)
+_state = _gm.state
 
 
 def _as_view(out: Tensor, base: Tensor, fn=None) -> Tensor:
@@ -332,7 +333,7 @@ def expand_to(input: Tensor, shape: tuple) -> Tensor:
     """``input.expand(shape)`` for a ``shape`` known to be valid (a tuple), as a backward
     formula has it: skips ``expand``'s argument parsing and checks, which cost more than
     making the view."""
-    if input._base is None and not (input._requires_grad and _gm.state.enabled):
+    if input._base is None and not (input._requires_grad and _state.enabled):
         # The usual case, a gradient in a backward without create_graph: the view that
         # ``_view_op`` makes, built directly (the generic path costs more than the view).
         d = input._data
