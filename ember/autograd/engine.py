@@ -212,7 +212,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             else:
                 break
             grads = buffers.pop(node)
-            if node._tensor_pre_hooks is not None:
+            plain = node._plain
+            if not plain and node._tensor_pre_hooks is not None:
                 grads = _node_grads(node, grads)
             if targets is not None:
                 for nr in range(node._n_out):
@@ -222,8 +223,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     _release(node, retain_graph)
                     continue
             nxt = node._next
-            if (node._n_out == 1 and grads[0] is not None and node._pre_hooks is None
-                    and node._post_hooks is None and node._trace is None):
+            if plain and node._n_out == 1 and grads[0] is not None:
                 in_grads = node._function.backward(node, grads[0])  # the common case
                 if in_grads.__class__ is not tuple or len(in_grads) != len(nxt):
                     in_grads = _check_count(node, in_grads)

@@ -22,6 +22,7 @@ from ember.autograd import grad_mode as _gm
 from ember.tensor import Tensor, _wrap
 
 _new = object.__new__
+_state = _gm.state
 _seq = itertools.count()
 _FREED = object()
 
@@ -86,22 +87,24 @@ class BackwardNode:
     built for every op).
     """
 
-    __slots__ = ("_next", "needs_input_grad", "_saved", "_to_save", "_seq",
-                 "_n_out", "_tensor_pre_hooks", "_pre_hooks", "_post_hooks", "_dirty",
-                 "_non_diff", "materialize_grads", "_trace", "_out_meta", "__dict__",
+    # Slots for what ``_record`` sets on every node. The rest is rarely set: class-level
+    # defaults, overridden in the instance ``__dict__`` when set, so that making a node runs no
+    # ``__init__`` (one per recorded op).
+    __slots__ = ("_next", "needs_input_grad", "_seq", "_n_out", "_out_meta", "__dict__",
                  "__weakref__")
     _function = None  # the Function subclass, set on each generated node class
-
-    def __init__(self):
-        self._saved = None
-        self._to_save = None
-        self._tensor_pre_hooks = None
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._dirty = None
-        self._non_diff = None
-        self.materialize_grads = True
-        self._trace = None
+    _saved = None
+    _to_save = None
+    _tensor_pre_hooks = None
+    _pre_hooks = None
+    _post_hooks = None
+    _dirty = None
+    _non_diff = None
+    materialize_grads = True
+    _trace = None
+    # False once any of the hooks, ``_trace``, ``_dirty`` or ``_non_diff`` is set: the engine and
+    # ``_record`` check this one flag to take their short paths.
+    _plain = True
 
     # ---- ctx API (PyTorch's FunctionCtx) ------------------------------------------------------
     def save_for_backward(self, *tensors) -> None:
@@ -112,10 +115,12 @@ class BackwardNode:
     def mark_dirty(self, *tensors) -> None:
         """Declare inputs that forward modified in place."""
         self._dirty = tensors
+        self._plain = False
 
     def mark_non_differentiable(self, *tensors) -> None:
         """Declare outputs that have no gradient (e.g. indices)."""
         self._non_diff = tensors
+        self._plain = False
 
     def set_materialize_grads(self, value: bool) -> None:
         """If False, ``backward`` receives ``None`` for outputs whose gradient was not
@@ -164,6 +169,7 @@ class BackwardNode:
         returned tuple replaces ``grad_inputs``."""
         if self._post_hooks is None:
             self._post_hooks = _HookList()
+            self._plain = False
         return self._post_hooks.add(fn)
 
     def register_prehook(self, fn):
@@ -171,6 +177,7 @@ class BackwardNode:
         replaces ``grad_outputs``."""
         if self._pre_hooks is None:
             self._pre_hooks = _HookList()
+            self._plain = False
         return self._pre_hooks.add(fn)
 
     def __call__(self, *grads):
@@ -400,8 +407,7 @@ def _record(ctx, nxt, needs, args, raw, out):
     """
     ctx._next = nxt
     ctx.needs_input_grad = needs
-    if (out.__class__ is tuple or ctx._dirty is not None or ctx._non_diff is not None
-            or _gm.state.anomaly):
+    if out.__class__ is tuple or not ctx._plain or _state.anomaly:
         return _record_general(ctx, args, raw, out)
     # The common case, kept short: one output, nothing in place, no anomaly mode.
     ctx._seq = next(_seq)
@@ -437,6 +443,7 @@ def _record_general(ctx, args, raw, out):
         from ember.autograd.anomaly_mode import _capture_trace
 
         ctx._trace = _capture_trace()
+        ctx._plain = False
     multi = out.__class__ is tuple
     outs = out if multi else (out,)
     ctx._n_out = len(outs)
@@ -521,6 +528,7 @@ def _apply_tensors(cls, args, kwargs):
         from ember.autograd.anomaly_mode import _capture_trace
 
         ctx._trace = _capture_trace()
+        ctx._plain = False
     ctx._n_out = len(outs)
     dirty = ctx._dirty or ()
     non_diff = ctx._non_diff or ()
@@ -580,6 +588,7 @@ def _register_tensor_hook(t: Tensor, hook):
     node = t._grad_fn
     if node._tensor_pre_hooks is None:
         node._tensor_pre_hooks = {}
+        node._plain = False
     hooks = node._tensor_pre_hooks.setdefault(t._output_nr, _HookList())
     return hooks.add(hook)
 
@@ -608,6 +617,7 @@ def _add_retain_grad(t: Tensor):
     node = t._grad_fn
     if node._tensor_pre_hooks is None:
         node._tensor_pre_hooks = {}
+        node._plain = False
     hooks = node._tensor_pre_hooks.setdefault(t._output_nr, _HookList())
     # retain_grad runs after the user's hooks on the same tensor, as in PyTorch
     hooks.retain = _RetainGrad(t)
