@@ -1,15 +1,17 @@
 """The backward engine: walks the graph from the outputs without recursion.
 
-1. Collect the nodes reachable from the roots and count, for each, how many edges point at it.
-2. Run nodes in an order where every node runs after all the nodes that feed it gradients
-   (a node becomes ready when its count drops to zero; among ready nodes the most recently
-   created runs first, as in PyTorch).
-3. A node's backward returns one gradient per forward argument; each is reduced to the
+1. Run nodes newest first (highest sequence number). Every node was created after the nodes
+   that feed it, so this runs each node after all the nodes that send it gradients, and nodes
+   can be discovered as their edges are reached: no pass over the graph beforehand. Leaf
+   tensors (their own accumulation nodes) come last.
+2. A node's backward returns one gradient per forward argument; each is reduced to the
    argument's shape if it was broadcast, cast to its dtype, and summed into the buffer of the
    next node (a leaf tensor accumulates into ``.grad``).
 
 Saved tensors are freed after a node runs unless ``retain_graph``; with ``create_graph`` the
 backward formulas run with grad recording on, so the gradients themselves are differentiable.
+``autograd.grad`` and ``backward(inputs=)`` first find the nodes from which an input can be
+reached, and run only those.
 """
 
 from __future__ import annotations
@@ -181,23 +183,29 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     # the one to run next, so it bypasses the heap: in a chain (the usual case) the heap stays
     # empty.
     new = None
-    for t, g in zip(roots, root_grads):
-        node = t._grad_fn
-        if node is None:
-            _leaf_edge(leaves, t, g)
-            continue
-        b = buffers.get(node)
-        if b is None:
-            b = buffers[node] = [None] * node._n_out
-            if new is None:
-                new = node
-            else:
-                heappush(ready, (-node._seq, node))
-        nr = t._output_nr
-        b[nr] = g if b[nr] is None else b[nr] + g
-    if new is not None and ready:
-        heappush(ready, (-new._seq, new))
-        new = None
+    if len(roots) == 1 and roots[0]._grad_fn is not None:  # loss.backward(): one root node
+        t = roots[0]
+        new = t._grad_fn
+        buffers[new] = b = [None] * new._n_out
+        b[t._output_nr] = root_grads[0]
+    else:
+        for t, g in zip(roots, root_grads):
+            node = t._grad_fn
+            if node is None:
+                _leaf_edge(leaves, t, g)
+                continue
+            b = buffers.get(node)
+            if b is None:
+                b = buffers[node] = [None] * node._n_out
+                if new is None:
+                    new = node
+                else:
+                    heappush(ready, (-node._seq, node))
+            nr = t._output_nr
+            b[nr] = g if b[nr] is None else b[nr] + g
+        if new is not None and ready:
+            heappush(ready, (-new._seq, new))
+            new = None
 
     state = _state
     prev = state.enabled
@@ -263,13 +271,13 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         # holds the arrays given away so far (built when a leaf first needs it).
         seen = None
         for t, g in leaves.items():
-            if g is not None and t._hooks:
+            if g is None:  # only None reached it: nothing to run (captured stays None)
+                continue
+            if t._hooks:
                 g = _run_leaf_hooks(t, g)
             if targets is not None:
                 for i in targets.get((t, 0), ()):
                     captured[i] = g
-            elif g is None:
-                continue
             elif t._grad is not None and not create_graph and t._post_acc_hooks is None:
                 # a training step: add into the existing .grad in place (_accumulate_leaf's
                 # last case, without its checks)
