@@ -18,6 +18,7 @@ from ember._device import CPU, META, device
 from ember.autograd import grad_mode as _gm
 
 _new = object.__new__
+_state = _gm.state
 
 
 class Tensor:
@@ -444,7 +445,7 @@ def _wrap(data) -> Tensor:
     t._grad_fn = None
     t._vc = [0]
     t._base = None
-    if _gm.state.inference:
+    if _state.inference:
         t._is_inference = True
     return t
 

@@ -56,7 +56,8 @@ def device_index(array):
 def broadcast_to(array, shape, subok=False):
     """NumPy's broadcast_to, without its Python overhead for contiguous inputs (the hot
     path of every reduction's backward). Read-only, as NumPy's."""
-    shape = tuple(shape)
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
     if array.ndim == 0:  # a full reduction's gradient: every stride is 0
         out = _np.ndarray(shape, array.dtype, array, 0, (0,) * len(shape))
         out.setflags(write=False)  # cheaper than ``out.flags.writeable = False``
