@@ -114,9 +114,22 @@ def unary(cls, a, *args):
     return _wrap(out)
 
 
-# needs_input_grad and the empty edges of ``unary``, by the number of extra arguments
-_NONES = [(None,) * n for n in range(16)]
-_FIRST_ONLY = [(True,) + (False,) * n for n in range(16)]
+class _ByCount(dict):
+    """``table[n]`` = ``make(n)``, built on first use and kept (a dict hit costs what a list
+    index does)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, n):
+        value = self[n] = self.make(n)
+        return value
+
+
+# the empty edges and needs_input_grad of ``unary``, by the number of extra arguments
+_NONES = _ByCount(lambda n: (None,) * n)
+_FIRST_ONLY = _ByCount(lambda n: (True,) + (False,) * n)
 
 
 def promote(*xs):
