@@ -7,6 +7,7 @@ showing that forward stack.
 
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 
@@ -76,7 +77,12 @@ class set_detect_anomaly:
 
 
 def _capture_trace() -> str:
-    return "".join(traceback.format_stack()[:-3])
+    # the stack up to the call that ran the op, without the frames of the recording itself
+    stack = traceback.extract_stack()
+    here = os.path.dirname(__file__)
+    while stack and os.path.dirname(stack[-1].filename) == here:
+        stack.pop()
+    return "".join(traceback.format_list(stack))
 
 
 def _check_grads(node, grads) -> None:

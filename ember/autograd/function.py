@@ -210,10 +210,10 @@ class AccumulateGrad:
 def _unpack(node, s):
     """Turn a saved entry back into a Tensor, checking it was not modified in place."""
     kind = s.__class__
-    if kind is _SavedInput:
-        t = s.tensor
-        if t._vc[0] != s.version:
-            _raise_modified(t, s.version)
+    if kind is tuple:  # an input: (tensor, its version when saved)
+        t, version = s
+        if t._vc[0] != version:
+            _raise_modified(t, version)
         return t
     if kind is _SavedOutput:
         if s.vc[0] != s.version:
@@ -233,6 +233,8 @@ def _unpack(node, s):
             if s.nr:
                 t._output_nr = s.nr
         return t
+    if kind is _SavedValue:
+        return s.value
     return s
 
 
@@ -253,12 +255,13 @@ def _raise_modified(t: Tensor, expected: int):
     )
 
 
-class _SavedInput:
-    __slots__ = ("tensor", "version")
+# A saved input is the tuple ``(tensor, version)`` (one is made for nearly every recorded op: a
+# tuple costs a third of an object); any other saved tuple is wrapped in ``_SavedValue``.
+class _SavedValue:
+    __slots__ = ("value",)
 
-    def __init__(self, tensor, version):
-        self.tensor = tensor
-        self.version = version
+    def __init__(self, value):
+        self.value = value
 
 
 class _SavedOutput:
@@ -298,6 +301,9 @@ class _FunctionMeta(type):
         super().__init__(name, bases, ns)
         node_name = ns.get("_node_name") or f"{name}Backward"
         cls._Node = type(node_name, (BackwardNode,), {"__slots__": (), "_function": cls})
+        if "apply" not in ns and bases:
+            # each subclass gets its path as its own ``apply``: one call less on every op
+            cls.apply = classmethod(_apply_arrays if cls._array_forward else _apply_tensors)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -337,9 +343,11 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run the op: forward, then the graph node recorded when an input requires grad.
+        (Subclasses get ``_apply_arrays`` or ``_apply_tensors`` directly as ``apply``.)"""
         if cls._array_forward:
-            return _apply_arrays(cls, args, kwargs)
-        return _apply_tensors(cls, args, kwargs)
+            return _apply_arrays(cls, *args, **kwargs)
+        return _apply_tensors(cls, *args, **kwargs)
 
 
 def refresh_stale_view(t: Tensor) -> None:
@@ -349,28 +357,42 @@ def refresh_stale_view(t: Tensor) -> None:
     refresh_view(t)
 
 
-def _apply_arrays(cls, args, kwargs):
-    """Run a built-in op: forward on arrays, outputs wrapped, node recorded if needed."""
+def _apply_arrays(cls, *args, **kwargs):
+    """``apply`` of a built-in op: forward on arrays, outputs wrapped, node recorded if needed.
+
+    One pass over the arguments collects the raw arrays and, when grad recording is on, the
+    graph edges (``edge``, spelled out: this runs for every op without a short path).
+    """
+    rec = _state.enabled
     raw = []
+    nxt = []
+    needs = []
     requires = False
     for a in args:
-        if isinstance(a, Tensor):
+        if a.__class__ is Tensor or isinstance(a, Tensor):
             if a._base is not None and a._view_version != a._vc[0]:
                 refresh_stale_view(a)
-            raw.append(a._data)
-            if a._requires_grad:
+            d = a._data
+            raw.append(d)
+            if rec and a._requires_grad:
                 requires = True
+                fn = a._grad_fn
+                nxt.append((a, None, d.shape, d.dtype) if fn is None
+                           else (fn, a._output_nr, d.shape, d.dtype))
+                needs.append(True)
+                continue
         else:
             raw.append(a)
-    if not (requires and _gm.state.enabled):
+        nxt.append(None)
+        needs.append(False)
+    if not requires:
         out = cls.forward(NOGRAD_CTX, *raw, **kwargs)
         if out.__class__ is tuple:
             return tuple([_wrap(_as_array(o, raw)) for o in out])
-        return _wrap(_as_array(out, raw))
+        return _wrap(out if out.__class__ in _ARRAY_TYPES else backend.cpu.asarray(out))
     ctx = cls._Node()
     out = cls.forward(ctx, *raw, **kwargs)
-    nxt = _edges(args)
-    return _record(ctx, nxt, tuple([e is not None for e in nxt]), args, raw, out)
+    return _record(ctx, nxt, tuple(needs), args, raw, out)
 
 
 _ARRAY_TYPES = backend._BY_TYPE
@@ -433,7 +455,7 @@ def _record(ctx, nxt, needs, args, raw, out):
         ctx._to_save = None
         outs = (raw_out,)
         results = (t,)
-        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+        ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
     return t
 
 
@@ -478,29 +500,31 @@ def _record_general(ctx, args, raw, out):
     to_save = ctx._to_save
     if to_save is not None:
         ctx._to_save = None
-        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+        ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
     return tuple(results) if multi else results[0]
 
 
-def _save(ctx, x, args, raw, outs, results):
-    if x is None or not backend.is_array(x) and not isinstance(x, Tensor):
-        for j, r in enumerate(outs):  # a NumPy scalar output of a 0-d op is still the output
-            if x is r:
-                t = results[j]
-                return _SavedOutput(t._data, t._vc, j, t._requires_grad)
-        return x
-    for j, r in enumerate(outs):
-        if x is r or x is results[j]:
+def _save(x, args, raw, outs, results):
+    """The entry ``ctx.saved_tensors`` unpacks for ``x``, one of the values a forward passed to
+    ``save_for_backward``: an output (saved without its Tensor), an input ``(tensor,
+    version)``, an intermediate array (a constant for backward) or any other value as is."""
+    for j in range(len(outs)):  # an output; a NumPy scalar returned by a 0-d op counts too
+        if x is outs[j] or x is results[j]:
             t = results[j]
             return _SavedOutput(t._data, t._vc, j, t._requires_grad)
-    for j, r in enumerate(raw):
-        if x is r or x is args[j]:
+    for j in range(len(raw)):
+        if x is raw[j]:
             a = args[j]
-            if isinstance(a, Tensor):
-                return _SavedInput(a, a._vc[0])
-    if isinstance(x, Tensor):
-        return _SavedInput(x, x._vc[0])
-    return _wrap(x)  # an intermediate array: a constant for backward
+            if a.__class__ is Tensor or isinstance(a, Tensor):
+                return (a, a._vc[0])
+            break
+    if x.__class__ is Tensor or isinstance(x, Tensor):
+        return (x, x._vc[0])
+    if x.__class__ in _ARRAY_TYPES:
+        return _wrap(x)
+    if x.__class__ is tuple:
+        return _SavedValue(x)
+    return x
 
 
 def _check_inplace(t: Tensor):
@@ -510,7 +534,7 @@ def _check_inplace(t: Tensor):
         )
 
 
-def _apply_tensors(cls, args, kwargs):
+def _apply_tensors(cls, *args, **kwargs):
     """Run a user-defined Function: forward on Tensors under no_grad, PyTorch's semantics."""
     requires = _gm.state.enabled and any(
         isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -561,7 +585,7 @@ def _apply_tensors(cls, args, kwargs):
     if to_save is not None:
         ctx._to_save = None
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
-        ctx._saved = [_save(ctx, x, args, raw, outs, results) for x in to_save]
+        ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
     return tuple(results) if multi else results[0]
 
 

@@ -99,6 +99,10 @@ class MetaArray:
         p[a], p[b] = p[b], p[a]
         return self.transpose(p)
 
+    def dot(self, other):
+        # the ops call ``dot`` on operands of at most 2 dims, where it is ``matmul``
+        return _np.matmul(self, other)
+
     def view(self, dtype=None):
         return MetaArray(self.shape, self.dtype if dtype is None else dtype)
 

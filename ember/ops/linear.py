@@ -48,16 +48,19 @@ class Linear(Function):
         half = x.dtype.char == "e"
         if half:  # NOTE: matches torch: CPU half GEMM accumulates in float32
             x, w = x.astype(_F32), w.astype(_F32)
+        # ``dot`` rather than ``@``: for these 2-D operands the same BLAS call with less NumPy
+        # overhead, which is most of the cost of a small layer
         if x.ndim == 2:
-            out = x @ w.T
+            out = x.dot(w.T)
             if b is not None:
-                out += b
+                out += b.reshape(1, -1) if b.ndim == 1 else b  # same-rank adds are cheaper
         else:
             k = x.shape[-1]
             # fold (..., in) to (M, in): one GEMM, whatever the batch dims (M explicit: in may be 0)
-            out = x.reshape(math.prod(x.shape[:-1]), k) @ w.T
+            out = x.reshape(math.prod(x.shape[:-1]), k).dot(w.T)
             if b is not None and _fused(b):
-                out += b  # added to (M, out) rows, as PyTorch's flattened addmm does
+                # added to (M, out) rows, as PyTorch's flattened addmm
+                out += b.reshape(1, -1) if b.ndim == 1 else b
                 b = None
             out = out.reshape(x.shape[:-1] + w.shape[:-1])
             if b is not None:
@@ -202,19 +205,22 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         tensor([[3., 3., 3., 3.],
                 [3., 3., 3., 3.]])
     """
-    # The common calls (nn.Linear's) are recognized with a few attribute reads; anything
-    # else goes through the full validation, which also picks PyTorch's node name.
+    # The common calls (nn.Linear's: floating point, matching dtypes and sizes, a 2-D weight,
+    # a 1-D bias or none) are recognized with a few attribute reads; anything else goes through
+    # the full validation, which also picks PyTorch's node name.
     if isinstance(input, Tensor) and isinstance(weight, Tensor):
         x, w = input._data, weight._data
-        if (w.ndim == 2 and x.ndim and x.shape[-1] == w.shape[1] and x.dtype == w.dtype
-                and x.dtype.kind != "b"):
-            if bias is None:
-                return (_Mm if x.ndim == 2 else _UnsafeView if x.ndim > 2 else _Squeeze).apply(
-                    input, weight, None)
-            if isinstance(bias, Tensor):
-                b = bias._data
-                if b.ndim == 1 and b.shape[0] == w.shape[0] and b.dtype == x.dtype:
-                    return (Linear if x.ndim == 2 else _View).apply(input, weight, bias)
+        dt = x.dtype
+        if w.dtype is dt and dt.kind == "f" and w.ndim == 2 and x.ndim:
+            ws = w.shape
+            if x.shape[-1] == ws[1]:
+                if bias is None:
+                    return (_Mm if x.ndim == 2 else _UnsafeView if x.ndim > 2 else _Squeeze
+                            ).apply(input, weight, None)
+                if isinstance(bias, Tensor):
+                    b = bias._data
+                    if b.dtype is dt and b.ndim == 1 and b.shape[0] == ws[0]:
+                        return (Linear if x.ndim == 2 else _View).apply(input, weight, bias)
     return _validate(input, weight, bias).apply(input, weight, bias)
 
 
