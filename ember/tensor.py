@@ -194,9 +194,7 @@ class Tensor:
             self._post_acc_hooks = _HookList()
         return self._post_acc_hooks.add(hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Compute the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
+    # ``backward`` is attached by ``ember/autograd/engine.py`` (``tensor_backward``)
 
     # ---- shape and type ----------------------------------------------------------------------
     @property
@@ -460,4 +458,4 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim + n if dim < 0 else dim
 
 
-from ember.autograd import engine as _engine  # noqa: E402  (the engine needs Tensor first)
+from ember.autograd import engine as _engine  # noqa: E402, F401  (needs Tensor; attaches backward)

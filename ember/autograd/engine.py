@@ -24,6 +24,7 @@ from ember.autograd.function import _FREED, BackwardNode
 from ember.tensor import Tensor, _wrap
 
 _state = _gm.state
+_ARRAY_TYPES = backend._BY_TYPE
 
 
 def _make_grads(outputs, grad_outputs):
@@ -65,6 +66,29 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
+                    inputs=None) -> None:
+    """``Tensor.backward``: the gradient of this tensor w.r.t. graph leaves, accumulated into
+    their ``.grad`` (see ``autograd.backward``).
+
+    Example:
+        >>> x = ember.ones(3, requires_grad=True)
+        >>> (x * 2).sum().backward()
+        >>> x.grad
+        tensor([2., 2., 2.])
+    """
+    if gradient is None and inputs is None and not create_graph and self._requires_grad:
+        # the common ``loss.backward()``: seed a scalar loss with 1 (what _make_grads does,
+        # without its loop and checks); anything else takes the general path and its errors
+        d = self._data
+        if d.size == 1 and d.dtype.kind == "f":
+            one = _ARRAY_TYPES[d.__class__].empty(d.shape, d.dtype)
+            one[()] = 1.0
+            _run((self,), (_wrap(one),), bool(retain_graph), False, None, True)
+            return
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate into the ``.grad`` of graph leaves the gradient of ``tensors``.
 
@@ -74,16 +98,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         >>> x.grad
         tensor([2., 2., 2.])
     """
-    if (tensors.__class__ is Tensor and grad_tensors is None and inputs is None
-            and not create_graph and tensors._requires_grad):
-        # the common ``loss.backward()``: seed a scalar loss with 1 (what _make_grads does,
-        # without its loop and checks); anything else takes the general path and its errors
-        d = tensors._data
-        if d.size == 1 and d.dtype.kind == "f":
-            one = backend.namespace(d).empty(d.shape, d.dtype)
-            one[()] = 1.0
-            _run((tensors,), (_wrap(one),), bool(retain_graph), False, None, True)
-            return
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
@@ -245,8 +259,9 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 target, nr, shape, dtype = e
                 if needed is not None and target not in needed:
                     continue
+                # (``is not`` on dtypes: NumPy's are canonical; ``_fit`` compares by value)
                 if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
-                                      or g._data.dtype != dtype):
+                                      or g._data.dtype is not dtype):
                     g = _fit(g, shape, dtype, node, e)
                 if nr is None:  # a leaf tensor
                     if target in leaves:
@@ -494,3 +509,6 @@ def _writeable(d):
 def _release(node, retain_graph):
     if not retain_graph and node._saved is not None:
         node._saved = _FREED
+
+
+Tensor.backward = tensor_backward

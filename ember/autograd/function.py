@@ -90,8 +90,8 @@ class BackwardNode:
     # Slots for what ``_record`` sets on every node. The rest is rarely set: class-level
     # defaults, overridden in the instance ``__dict__`` when set, so that making a node runs no
     # ``__init__`` (one per recorded op).
-    __slots__ = ("_next", "needs_input_grad", "_seq", "_n_out", "_out_meta", "__dict__",
-                 "__weakref__")
+    __slots__ = ("_next", "needs_input_grad", "_seq", "_out_meta", "__dict__", "__weakref__")
+    _n_out = 1  # how many outputs forward returned
     _function = None  # the Function subclass, set on each generated node class
     _saved = None
     _to_save = None
@@ -433,7 +433,6 @@ def _record(ctx, nxt, needs, args, raw, out):
         return _record_general(ctx, args, raw, out)
     # The common case, kept short: one output, nothing in place, no anomaly mode.
     ctx._seq = next(_seq)
-    ctx._n_out = 1
     raw_out = out  # NumPy returns scalars from 0-d ops; a forward may have saved the scalar
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)

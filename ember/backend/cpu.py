@@ -56,12 +56,12 @@ def device_index(array):
 def broadcast_to(array, shape, subok=False):
     """NumPy's broadcast_to, without its Python overhead for contiguous inputs (the hot
     path of every reduction's backward). Read-only, as NumPy's."""
-    if shape.__class__ is not tuple:
-        shape = tuple(shape)
     if array.ndim == 0:  # a full reduction's gradient: every stride is 0
         out = _np.ndarray(shape, array.dtype, array, 0, (0,) * len(shape))
         out.setflags(write=False)  # cheaper than ``out.flags.writeable = False``
         return out
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
     if array.flags.c_contiguous and array.ndim <= len(shape):
         lead = len(shape) - array.ndim
         strides = [0] * lead

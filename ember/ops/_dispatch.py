@@ -106,6 +106,8 @@ def unary(cls, a, *args):
         out = cls.forward(ctx, x, *args)
         fn = a._grad_fn  # ``edge(a)``, spelled out as in ``binary``
         e = (a, None, x.shape, x.dtype) if fn is None else (fn, a._output_nr, x.shape, x.dtype)
+        if not args:
+            return _record(ctx, (e,), _FIRST_ONLY_1, (a,), (x,), out)
         n = len(args)
         return _record(ctx, (e,) + _NONES[n], _FIRST_ONLY[n], (a, *args), (x, *args), out)
     out = cls.forward(NOGRAD_CTX, x, *args)
@@ -130,6 +132,7 @@ class _ByCount(dict):
 # the empty edges and needs_input_grad of ``unary``, by the number of extra arguments
 _NONES = _ByCount(lambda n: (None,) * n)
 _FIRST_ONLY = _ByCount(lambda n: (True,) + (False,) * n)
+_FIRST_ONLY_1 = (True,)
 
 
 def promote(*xs):

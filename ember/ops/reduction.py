@@ -21,7 +21,7 @@ import math
 import warnings
 from collections import namedtuple
 
-from ember import _dtype
+from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, wrap_dims, xp_of
@@ -29,6 +29,7 @@ from ember.ops.pointwise import _out, inplace
 from ember.ops.shape import expand_to
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
+_ARRAY_TYPES = backend._BY_TYPE
 _F16 = _dtype.float16._np
 _F32 = _dtype.float32._np
 _I64 = _dtype.int64._np
@@ -207,7 +208,12 @@ class SumAll(Function):
     @staticmethod
     def forward(ctx, a, keepdim, npd):
         ctx.shape = a.shape
-        return _sum(xp_of(a), a, None, keepdim, npd)
+        xp = _ARRAY_TYPES[a.__class__]
+        if npd == _F16:
+            return _sum(xp, a, None, keepdim, npd)
+        # into a fresh 0-d (or all-ones) array: NumPy would return a scalar, to be wrapped again
+        out = xp.empty((1,) * a.ndim if keepdim else (), npd)
+        return xp.add.reduce(a, None, npd, out, keepdim)
 
     @staticmethod
     def backward(ctx, g):

@@ -14,6 +14,7 @@ import math
 import operator
 import warnings
 
+from ember import backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import promote, unary, xp_of
@@ -21,6 +22,7 @@ from ember.tensor import Size, Tensor, _wrap, _wrap_dim
 
 _FULL = slice(None)
 _state = _gm.state
+_ARRAY_TYPES = backend._BY_TYPE
 
 
 def _as_view(out: Tensor, base: Tensor, fn=None) -> Tensor:
@@ -337,7 +339,7 @@ def expand_to(input: Tensor, shape: tuple) -> Tensor:
         # The usual case, a gradient in a backward without create_graph: the view that
         # ``_view_op`` makes, built directly (the generic path costs more than the view).
         d = input._data
-        out = _wrap(xp_of(d).broadcast_to(d, shape))
+        out = _wrap(_ARRAY_TYPES[d.__class__].broadcast_to(d, shape))
         out._vc = input._vc
         out._base = input
         out._view_fn = lambda b: unary(Expand, b, shape)

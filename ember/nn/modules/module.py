@@ -1151,7 +1151,7 @@ class Module:
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
             state_dict._metadata = metadata
-        visited: list[Module] = []
+        visited: list[tuple[Module, int, int]] = []
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
@@ -1165,7 +1165,9 @@ class Module:
                     child_state = {k: v for k, v in local_state_dict.items()
                                    if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
-            visited.append(module)  # post-order, the order of PyTorch's post hooks
+            # Post-order, the order of PyTorch's post hooks, with how many keys were gathered
+            # by then: in PyTorch a module's post hooks see only those.
+            visited.append((module, len(missing_keys), len(unexpected_keys)))
 
         # Phase 1: validate. Writes are queued, not done.
         pending: list = []
@@ -1190,38 +1192,59 @@ class Module:
                     type(self).__name__, "\n\t".join(msgs)))
             return None
 
-        post_hooks = [m for m in visited if m._load_state_dict_post_hooks]
+        post_hooks = [v for v in visited if v[0]._load_state_dict_post_hooks]
         if not post_hooks or error_msgs:
             err = failure()
             if err is not None:
                 raise err
-        # Phase 2: write. Post hooks may clear keys that strict would reject, so when there
-        # are any, keep what is needed to undo the writes if the load still fails.
-        undo = [] if post_hooks else None
-        for action in pending:
-            u = action(undo is not None)
-            if undo is not None and u is not None:
-                undo.append(u)
+        # Phase 2: write. User code can still fail here: set_extra_state, and post hooks (which
+        # may also clear keys that strict would reject, so the outcome is known only after
+        # they run). Every write that such code follows keeps what is needed to undo it.
         if post_hooks:
-            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-            try:
-                for module in post_hooks:
-                    for hook in module._load_state_dict_post_hooks.values():
-                        if hook(module, incompatible) is not None:
-                            raise AssertionError(
-                                "Hooks registered with ``register_load_state_dict_post_hook`` "
-                                "are not expected to return new values, if incompatible_keys "
-                                "need to be modified, it should be done inplace.")
+            guarded = len(pending)
+        else:
+            guarded = max((i for i, action in enumerate(pending)
+                           if getattr(action, "func", None) is _set_extra_state),
+                          default=0)
+        undo = []
+        try:
+            for i, action in enumerate(pending):
+                u = action(i < guarded)
+                if u is not None:
+                    undo.append(u)
+            if post_hooks:
+                self._run_load_post_hooks(post_hooks, missing_keys, unexpected_keys)
                 err = failure()
-            except BaseException:
-                for u in reversed(undo):
-                    u()
-                raise
-            if err is not None:
-                for u in reversed(undo):
-                    u()
-                raise err
+                if err is not None:
+                    raise err
+        except BaseException:
+            for u in reversed(undo):
+                u()
+            raise
         return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    @staticmethod
+    def _run_load_post_hooks(post_hooks, missing_keys: list, unexpected_keys: list) -> None:
+        """Run the load post hooks as PyTorch does, each module's once its subtree has loaded:
+        ``missing_keys`` and ``unexpected_keys`` (edited in place) then hold only the keys
+        gathered up to that module, minus what earlier hooks removed."""
+        gathered = missing_keys[:], unexpected_keys[:]
+        missing_keys.clear()
+        unexpected_keys.clear()
+        incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+        n_missing = n_unexpected = 0
+        for module, upto_missing, upto_unexpected in post_hooks:
+            missing_keys += gathered[0][n_missing:upto_missing]
+            unexpected_keys += gathered[1][n_unexpected:upto_unexpected]
+            n_missing, n_unexpected = upto_missing, upto_unexpected
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+        missing_keys += gathered[0][n_missing:]
+        unexpected_keys += gathered[1][n_unexpected:]
 
     # ---- repr -----------------------------------------------------------------------------------
     def _get_name(self) -> str:
