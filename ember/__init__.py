@@ -36,6 +36,10 @@ from ember.autograd.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from ember.autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+)
 from ember import ops as _ops  # noqa: F401  (attaches Tensor methods)
 from ember.ops.creation import (  # noqa: F401
     arange,

@@ -325,6 +325,23 @@ def test_grad_mode_is_thread_local():
     assert results == [True]
 
 
+@pytest.mark.parametrize("lib_name", ["ember", "torch"])
+def test_anomaly_mode_is_process_wide(lib_name):
+    # unlike grad mode, anomaly detection switched on in one thread is on in all of them
+    lib = ember if lib_name == "ember" else pytest.importorskip("torch")
+    seen = []
+
+    def worker():
+        seen.append(lib.is_anomaly_enabled())
+
+    with lib.autograd.set_detect_anomaly(True):
+        th = threading.Thread(target=worker)
+        th.start()
+        th.join()
+    assert seen == [True]
+    assert not lib.is_anomaly_enabled()
+
+
 # ---- Function --------------------------------------------------------------------------------
 class Cube(Function):
     @staticmethod

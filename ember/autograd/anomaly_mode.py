@@ -16,11 +16,11 @@ from ember.autograd import grad_mode as _gm
 
 
 def is_anomaly_enabled() -> bool:
-    return _gm.state.anomaly
+    return _gm.anomaly.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return _gm.state.anomaly_check_nan
+    return _gm.anomaly.check_nan
 
 
 class detect_anomaly:
@@ -43,12 +43,12 @@ class detect_anomaly:
         )
 
     def __enter__(self) -> None:
-        self.prev = (_gm.state.anomaly, _gm.state.anomaly_check_nan)
-        _gm.state.anomaly = True
-        _gm.state.anomaly_check_nan = self.check_nan
+        self.prev = (_gm.anomaly.enabled, _gm.anomaly.check_nan)
+        _gm.anomaly.enabled = True
+        _gm.anomaly.check_nan = self.check_nan
 
     def __exit__(self, *exc) -> None:
-        _gm.state.anomaly, _gm.state.anomaly_check_nan = self.prev
+        _gm.anomaly.enabled, _gm.anomaly.check_nan = self.prev
 
     def __call__(self, fn):
         import functools
@@ -65,15 +65,15 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off (immediately, and restored on exit as a context)."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = (_gm.state.anomaly, _gm.state.anomaly_check_nan)
-        _gm.state.anomaly = bool(mode)
-        _gm.state.anomaly_check_nan = check_nan
+        self.prev = (_gm.anomaly.enabled, _gm.anomaly.check_nan)
+        _gm.anomaly.enabled = bool(mode)
+        _gm.anomaly.check_nan = check_nan
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        _gm.state.anomaly, _gm.state.anomaly_check_nan = self.prev
+        _gm.anomaly.enabled, _gm.anomaly.check_nan = self.prev
 
 
 def _capture_trace() -> str:
@@ -86,7 +86,7 @@ def _capture_trace() -> str:
 
 
 def _check_grads(node, grads) -> None:
-    if not _gm.state.anomaly_check_nan:
+    if not _gm.anomaly.check_nan:
         return
     for i, g in enumerate(grads):
         if g is None or not hasattr(g, "_data"):

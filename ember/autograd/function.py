@@ -23,6 +23,7 @@ from ember.tensor import Tensor, _wrap
 
 _new = object.__new__
 _state = _gm.state
+_anomaly = _gm.anomaly
 _seq = itertools.count()
 _FREED = object()
 
@@ -429,7 +430,7 @@ def _record(ctx, nxt, needs, args, raw, out):
     """
     ctx._next = nxt
     ctx.needs_input_grad = needs
-    if out.__class__ is tuple or not ctx._plain or _state.anomaly:
+    if out.__class__ is tuple or not ctx._plain or _anomaly.enabled:
         return _record_general(ctx, args, raw, out)
     # The common case, kept short: one output, nothing in place, no anomaly mode.
     ctx._seq = next(_seq)
@@ -460,7 +461,7 @@ def _record(ctx, nxt, needs, args, raw, out):
 
 def _record_general(ctx, args, raw, out):
     ctx._seq = next(_seq)
-    if _gm.state.anomaly:
+    if _anomaly.enabled:
         from ember.autograd.anomaly_mode import _capture_trace
 
         ctx._trace = _capture_trace()
@@ -547,7 +548,7 @@ def _apply_tensors(cls, *args, **kwargs):
     ctx._next = nxt = _edges(args)
     ctx.needs_input_grad = tuple([e is not None for e in nxt])
     ctx._seq = next(_seq)
-    if _gm.state.anomaly:
+    if _anomaly.enabled:
         from ember.autograd.anomaly_mode import _capture_trace
 
         ctx._trace = _capture_trace()

@@ -14,11 +14,23 @@ import threading
 class _State(threading.local):
     enabled = True
     inference = False
-    anomaly = False  # set by autograd.detect_anomaly (anomaly_mode.py)
-    anomaly_check_nan = True
 
 
 state = _State()
+
+
+class _Anomaly:
+    """The switches of ``autograd.detect_anomaly`` (anomaly_mode.py): one for the process, not
+    per thread (NOTE: matches torch, whose anomaly mode is global)."""
+
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.check_nan = True
+
+
+anomaly = _Anomaly()
 
 
 def is_grad_enabled() -> bool:
