@@ -93,8 +93,8 @@ def op_overhead(quick):
         if torch is not None:
             ta = torch.ones(16, requires_grad=rg)
             tb = torch.ones(16, requires_grad=rg)
-            tfn = lambda: ta + tb  # noqa: E731
-        compare(f"a + b (16,), requires_grad={rg}", lambda: a + b, tfn, number)
+            tfn = lambda ta=ta, tb=tb: ta + tb  # noqa: E731
+        compare(f"a + b (16,), requires_grad={rg}", lambda a=a, b=b: a + b, tfn, number)
     a = ember.ones(16, requires_grad=True)
     b = ember.ones(16, requires_grad=True)
     tfn = None

@@ -3,6 +3,8 @@
 ``import ember as torch`` is the compatibility contract: the names below are PyTorch's.
 """
 
+# ruff: noqa: I001  (the import order below is deliberate: autograd before the tensor and ops)
+
 from ember import backend  # noqa: F401
 from ember._device import device, get_default_device, set_default_device  # noqa: F401
 from ember._dtype import (  # noqa: F401
@@ -87,10 +89,8 @@ def is_floating_point(input: Tensor) -> bool:
 def is_nonzero(input: Tensor) -> bool:
     """The truth value of a one-element tensor (errors otherwise, as ``bool(t)``)."""
     if input.numel() != 1:
-        raise RuntimeError(
-            f"Boolean value of Tensor with {'no values' if input.numel() == 0 else 'more than one value'} "
-            "is ambiguous"
-        )
+        what = "no values" if input.numel() == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
     return bool(input)
 
 

@@ -101,7 +101,8 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the default floating dtype (float16, float32 or float64), as ``torch.set_default_dtype``."""
+    """Set the default floating dtype (float16, float32 or float64), as
+    ``torch.set_default_dtype``."""
     global _default
     d = from_np(to_np(d))
     if not d.is_floating_point:

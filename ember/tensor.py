@@ -88,7 +88,8 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None, got {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None, got {type(value).__name__}")
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: grad {tuple(value.shape)} for "
@@ -335,7 +336,8 @@ class Tensor:
     def tolist(self):
         xp = backend.namespace(self._data)
         if xp.device_type == "meta":
-            raise RuntimeError("Tensor.tolist() cannot be called on meta tensors: they hold no data")
+            raise RuntimeError(
+                "Tensor.tolist() cannot be called on meta tensors: they hold no data")
         return xp.to_numpy(self._data).tolist()
 
     def numpy(self, *, force: bool = False):
@@ -373,9 +375,9 @@ class Tensor:
         from ember._tensor_str import _rebuild_tensor
 
         xp = backend.namespace(self._data)
-        return (_rebuild_tensor, (xp.device_type, xp.to_numpy(self._data) if xp.device_type != "meta"
-                                  else (tuple(self._data.shape), self._data.dtype.name),
-                                  self._requires_grad, type(self)))
+        data = (xp.to_numpy(self._data) if xp.device_type != "meta"
+                else (tuple(self._data.shape), self._data.dtype.name))
+        return (_rebuild_tensor, (xp.device_type, data, self._requires_grad, type(self)))
 
     def __deepcopy__(self, memo):
         if self._grad_fn is not None:

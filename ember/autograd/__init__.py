@@ -4,7 +4,6 @@ from ember.autograd import anomaly_mode, engine, function, grad_mode  # noqa: F4
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.engine import backward, grad  # noqa: F401
 from ember.autograd.function import Function, once_differentiable  # noqa: F401
-from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from ember.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -13,3 +12,4 @@ from ember.autograd.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401

@@ -6,6 +6,7 @@ import numpy
 
 from ember.backend.meta import MetaArray, broadcast_shapes, rule
 
+
 def _dtype_of(arrays):
     return numpy.result_type(*[numpy.zeros((), a.dtype) for a in arrays])
 

@@ -87,7 +87,8 @@ def _infer_np(data, arr):
         if _has_numpy_or_tensor_leaf(data):
             return arr.dtype
         return _dtype.get_default_dtype()._np
-    if kind == "i" and not isinstance(data, backend.ndarray) and not _has_numpy_or_tensor_leaf(data):
+    if (kind == "i" and not isinstance(data, backend.ndarray)
+            and not _has_numpy_or_tensor_leaf(data)):
         return _cpu.dtype("int64")
     if kind in "OUS":
         raise TypeError(f"could not infer a tensor dtype from data of NumPy kind {arr.dtype}")

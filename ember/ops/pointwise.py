@@ -225,7 +225,9 @@ class FloorDiv(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        if hasattr(a, "dtype") and a.dtype.kind in "iu" or hasattr(b, "dtype") and b.dtype.kind in "iu":
+        integral = (hasattr(a, "dtype") and a.dtype.kind in "iu"
+                    or hasattr(b, "dtype") and b.dtype.kind in "iu")
+        if integral:
             if _any_zero(b):
                 raise RuntimeError("ZeroDivisionError: integer division by zero")
         return a // b
@@ -431,9 +433,10 @@ def _write(self: Tensor, result: Tensor) -> None:
         except ValueError:
             ok = False
         if not ok:
+            full = (list(xp.broadcast_shapes(src.shape, dst.shape)) if _bcast_ok(xp, src, dst)
+                    else list(src.shape))
             raise RuntimeError(
-                f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
-                f"{list(xp.broadcast_shapes(src.shape, dst.shape)) if _bcast_ok(xp, src, dst) else list(src.shape)}"
+                f"output with shape {list(dst.shape)} doesn't match the broadcast shape {full}"
             )
     dst[...] = src
     self._vc[0] += 1
@@ -487,7 +490,8 @@ def _rfloordiv(self, other):
     return floor_divide(other, self)
 
 
-__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "neg", "negative", "pow"]
+__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "neg", "negative", "pow"]
 
 Tensor.add = add
 Tensor.sub = Tensor.subtract = sub
