@@ -68,6 +68,10 @@ from ember.ops.reduction import *  # noqa: F401,F403,E402
 from ember.ops.shape import *  # noqa: F401,F403,E402
 from ember.ops.indexing import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402
+from ember.ops.addmm import *  # noqa: F401,F403,E402
+from ember.ops.products import *  # noqa: F401,F403,E402
+from ember.ops.cross import *  # noqa: F401,F403,E402
+from ember.ops.einsum import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.random import *  # noqa: F401,F403,E402
 from ember import linalg, return_types  # noqa: F401,E402

@@ -1,6 +1,6 @@
 """``ember.linalg``: PyTorch's ``torch.linalg`` norms (``norm``, ``vector_norm``,
 ``matrix_norm``, ``svdvals``), and ``multi_dot`` (defined with the products in
-``ember/ops/linalg.py``).
+``ember/ops/products.py``).
 
 ``vector_norm`` is one ``Function`` with PyTorch's backward formula for each order; matrix norms
 compose it with ``amax``/``amin``/``sum``, and with the singular values for ``'nuc'``, 2 and -2.
@@ -14,7 +14,8 @@ from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
-from ember.ops.linalg import matmul, multi_dot
+from ember.ops.linalg import matmul
+from ember.ops.products import multi_dot
 from ember.ops.reduction import _acc_dtype, _axes, _keep, _tname, amax, amin
 from ember.ops.reduction import sum as _sum
 from ember.tensor import Tensor, _wrap, _wrap_dim
@@ -284,7 +285,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (``torch.linalg.cross``: default ``dim=-1``)."""
-    from ember.ops.linalg import _cross
+    from ember.ops.cross import _cross
     from ember.ops.pointwise import _out
 
     return _out(_cross(input, other, dim), out)

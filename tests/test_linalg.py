@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.ops.linalg import multi_dot
+from ember.ops.products import multi_dot
 
 RNG = np.random.default_rng(0)
 

@@ -2,13 +2,17 @@
 that apply them (listed in its ``__all__``), and the ``Tensor`` methods that reach them."""
 
 from ember.ops import (  # noqa: F401
+    addmm,
     conversion,
     creation,
+    cross,
+    einsum,
     indexing,
     linalg,
     linear,
     math,
     pointwise,
+    products,
     reduction,
     shape,
     softmax,
@@ -16,4 +20,7 @@ from ember.ops import (  # noqa: F401
 
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
 # ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
-FAMILIES = (pointwise, math, reduction, shape, indexing, linalg, softmax, linear)
+FAMILIES = (
+    pointwise, math, reduction, shape, indexing, linalg, addmm, products, cross, einsum, softmax,
+    linear,
+)

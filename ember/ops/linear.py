@@ -19,9 +19,9 @@ import math
 
 from ember import _dtype
 from ember.autograd.function import Function
+from ember.ops.addmm import _check_expand
 from ember.ops.linalg import (
     _check_dot,
-    _check_expand,
     _check_mm_shapes,
     _check_mv,
     _check_same_dtype,

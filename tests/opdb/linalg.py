@@ -103,7 +103,7 @@ def _quiet(fn, *args, **kwargs):
 def _multi_dot(lib):
     if lib.__name__ == "torch":
         return lib.linalg.multi_dot
-    from ember.ops.linalg import multi_dot
+    from ember.ops.products import multi_dot
 
     return getattr(lib.linalg, "multi_dot", multi_dot)
 
