@@ -1,0 +1,72 @@
+"""Random number generation: ``Generator``, seeding, and the random creation and fill ops.
+
+Every draw comes from a ``Generator``, which wraps the backend's bit generator (NumPy's PCG64 on
+the CPU). The distributions, dtypes, shapes, argument checks and seeding semantics are
+PyTorch's: ``manual_seed(s)`` followed by the same calls gives the same numbers, each
+``Generator`` has its own independent stream, and ``get_state``/``set_state`` round-trip
+exactly. The numbers themselves are not PyTorch's (PyTorch uses a Mersenne Twister and its own
+transformations): code that needs bit-identical random streams across the two libraries must
+copy the tensors over.
+
+As in PyTorch, the default generator (``ember.default_generator``) is seeded from the operating
+system at import (``initial_seed()`` differs per process until ``manual_seed`` is called), and a
+new ``Generator()`` starts from the fixed seed 67280421310721.
+
+Random ops have no gradient: outputs of ``normal(mean_tensor, ...)``, ``bernoulli(p)``,
+``poisson(rates)`` and of the in-place fills (``x.uniform_()``...) on tensors that take part in
+autograd get a node whose backward is zero, as in PyTorch.
+
+Example:
+    >>> ember.manual_seed(0)
+    <ember.Generator object at ...>
+    >>> a = ember.rand(3); ember.manual_seed(0); bool((ember.rand(3) == a).all())
+    True
+
+The code lives in sibling files: ``generator.py`` (``Generator``, seeding, state),
+``creation.py`` (``rand``, ``randint``, ``randperm``...), ``sampling.py`` (``normal``,
+``bernoulli``, ``poisson``, ``multinomial``), ``fills.py`` (the in-place ``Tensor`` fills) and
+``_helpers.py`` (argument checks and raw-array samplers).
+"""
+
+from ember.random import fills  # noqa: F401  (attaches the in-place fill methods to Tensor)
+from ember.random.creation import (
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
+from ember.random.generator import (
+    Generator,
+    default_generator,
+    fork_rng,  # noqa: F401  (ember.random.fork_rng; not exported to ember, as in torch)
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ember.random.sampling import bernoulli, multinomial, normal, poisson
+
+__all__ = [
+    "Generator",
+    "default_generator",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "rand",
+    "randn",
+    "randint",
+    "randint_like",
+    "randperm",
+    "normal",
+    "bernoulli",
+    "multinomial",
+    "poisson",
+    "rand_like",
+    "randn_like",
+]
