@@ -1,4 +1,4 @@
-"""Behaviour tests of ember/random.py: seeding, generators, state, distributions, errors.
+"""Behaviour tests of ember/random/: seeding, generators, state, distributions, errors.
 
 ember does not reproduce PyTorch's random stream, so parity with torch is checked on what must
 match (dtypes, shapes, error types and messages, grad_fn names), and distributions are checked
