@@ -65,6 +65,9 @@ from ember.ops.creation import (  # noqa: F401
 from ember.ops.pointwise import *  # noqa: F401,F403,E402
 from ember.ops.math import *  # noqa: F401,F403,E402
 from ember.ops.reduction import *  # noqa: F401,F403,E402
+from ember.ops.extrema import *  # noqa: F401,F403,E402
+from ember.ops.sorting import *  # noqa: F401,F403,E402
+from ember.ops.cumulative import *  # noqa: F401,F403,E402
 from ember.ops.shape import *  # noqa: F401,F403,E402
 from ember.ops.indexing import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402

@@ -14,9 +14,10 @@ from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
+from ember.ops.extrema import amax, amin
 from ember.ops.linalg import matmul
 from ember.ops.products import multi_dot
-from ember.ops.reduction import _acc_dtype, _axes, _keep, _tname, amax, amin
+from ember.ops.reduction import _acc_dtype, _axes, _keep, _tname
 from ember.ops.reduction import sum as _sum
 from ember.tensor import Tensor, _wrap, _wrap_dim
 

@@ -6,7 +6,9 @@ from ember.ops import (  # noqa: F401
     conversion,
     creation,
     cross,
+    cumulative,
     einsum,
+    extrema,
     indexing,
     linalg,
     linear,
@@ -16,11 +18,12 @@ from ember.ops import (  # noqa: F401
     reduction,
     shape,
     softmax,
+    sorting,
 )
 
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
 # ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
 FAMILIES = (
-    pointwise, math, reduction, shape, indexing, linalg, addmm, products, cross, einsum, softmax,
-    linear,
+    pointwise, math, reduction, extrema, sorting, cumulative, shape, indexing, linalg, addmm,
+    products, cross, einsum, softmax, linear,
 )
