@@ -70,6 +70,10 @@ from ember.ops.sorting import *  # noqa: F401,F403,E402
 from ember.ops.cumulative import *  # noqa: F401,F403,E402
 from ember.ops.shape import *  # noqa: F401,F403,E402
 from ember.ops.indexing import *  # noqa: F401,F403,E402
+from ember.ops.gather_scatter import *  # noqa: F401,F403,E402
+from ember.ops.index_dim import *  # noqa: F401,F403,E402
+from ember.ops.masked import *  # noqa: F401,F403,E402
+from ember.ops.nonzero_unique import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402
 from ember.ops.addmm import *  # noqa: F401,F403,E402
 from ember.ops.products import *  # noqa: F401,F403,E402

@@ -9,10 +9,14 @@ from ember.ops import (  # noqa: F401
     cumulative,
     einsum,
     extrema,
+    gather_scatter,
+    index_dim,
     indexing,
     linalg,
     linear,
+    masked,
     math,
+    nonzero_unique,
     pointwise,
     products,
     reduction,
@@ -24,6 +28,6 @@ from ember.ops import (  # noqa: F401
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
 # ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
 FAMILIES = (
-    pointwise, math, reduction, extrema, sorting, cumulative, shape, indexing, linalg, addmm,
-    products, cross, einsum, softmax, linear,
+    pointwise, math, reduction, extrema, sorting, cumulative, shape, indexing, gather_scatter,
+    index_dim, masked, nonzero_unique, linalg, addmm, products, cross, einsum, softmax, linear,
 )

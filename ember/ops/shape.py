@@ -1211,7 +1211,7 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
             raise RuntimeError(
                 f"repeats must have the same size as input along dim, but got "
                 f"repeats.size(0) = {repeats.shape[0]} and input.size({d}) = {size}")
-        from ember.ops.indexing import index_select
+        from ember.ops.index_dim import index_select
 
         idx = _interleave_index(repeats)
         if output_size is not None and idx.shape[0] != output_size:
