@@ -1,5 +1,6 @@
-"""Rows for the ops of ember/ops/indexing.py and its siblings (gather_scatter, index_dim, masked, nonzero_unique): ``Tensor.__getitem__``/``__setitem__``, gather and
-scatter, the index_* ops, masks, take/put, and the data-dependent ones (nonzero, unique).
+"""Rows for the ops of ember/ops/indexing.py and its siblings (gather_scatter, index_dim,
+masked, nonzero_unique): ``Tensor.__getitem__``/``__setitem__``, gather and scatter, the
+index_* ops, masks, take/put, and the data-dependent ones (nonzero, unique).
 
 Indices that must not repeat (scatter, index_copy, put without accumulate: which write wins is
 unspecified there) are fixed in the row's function; where repeats are allowed they come from
