@@ -1,6 +1,5 @@
 """The module classes of ``ember.nn`` (PyTorch's ``torch.nn.modules``)."""
 
-from ember.nn.modules.module import Module  # noqa: F401
 from ember.nn.modules.container import (  # noqa: F401
     Container,
     ModuleDict,
@@ -10,3 +9,4 @@ from ember.nn.modules.container import (  # noqa: F401
     Sequential,
 )
 from ember.nn.modules.linear import Identity, LazyLinear, Linear  # noqa: F401
+from ember.nn.modules.module import Module  # noqa: F401

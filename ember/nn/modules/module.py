@@ -724,6 +724,10 @@ class Module:
         Modifies the module in place and returns it."""
         from ember.ops.conversion import _parse_to
 
+        # NOTE: matches torch: a module converts in place, so ``copy`` (by keyword, or a second
+        # positional bool after ``non_blocking``) is refused, even ``copy=False``.
+        if "copy" in kwargs or sum(isinstance(a, bool) for a in args) > 1:
+            raise RuntimeError(".to() does not accept copy argument")
         device, dtype, non_blocking, _copy = _parse_to(args, dict(kwargs))
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
@@ -1152,11 +1156,16 @@ class Module:
         if metadata is not None:
             state_dict._metadata = metadata
         visited: list[tuple[Module, int, int]] = []
+        undo: list[Callable[[], None]] = []  # run in reverse if the load fails
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
+            if type(module)._load_from_state_dict is not Module._load_from_state_dict:
+                # A custom loader may write directly instead of through super() (code ported
+                # from PyTorch does): keep the module's own tensors to put back on failure.
+                undo.append(_own_tensors_undo(module))
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
@@ -1169,12 +1178,19 @@ class Module:
             # by then: in PyTorch a module's post hooks see only those.
             visited.append((module, len(missing_keys), len(unexpected_keys)))
 
+        def rollback():
+            for u in reversed(undo):
+                u()
+
         # Phase 1: validate. Writes are queued, not done.
         pending: list = []
         outer = getattr(_load_tls, "pending", None)
         _load_tls.pending = pending
         try:
             load(self, state_dict)
+        except BaseException:
+            rollback()
+            raise
         finally:
             _load_tls.pending = outer
 
@@ -1196,6 +1212,7 @@ class Module:
         if not post_hooks or error_msgs:
             err = failure()
             if err is not None:
+                rollback()
                 raise err
         # Phase 2: write. User code can still fail here: set_extra_state, and post hooks (which
         # may also clear keys that strict would reject, so the outcome is known only after
@@ -1206,7 +1223,6 @@ class Module:
             guarded = max((i for i, action in enumerate(pending)
                            if getattr(action, "func", None) is _set_extra_state),
                           default=0)
-        undo = []
         try:
             for i, action in enumerate(pending):
                 u = action(i < guarded)
@@ -1218,8 +1234,7 @@ class Module:
                 if err is not None:
                     raise err
         except BaseException:
-            for u in reversed(undo):
-                u()
+            rollback()
             raise
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
@@ -1319,6 +1334,27 @@ def _set_extra_state(module: Module, state, want_undo: bool):
     if keep:
         return functools.partial(module.set_extra_state, old)
     return None
+
+
+def _own_tensors_undo(module: Module) -> Callable[[], None]:
+    """An undo for direct writes to ``module``'s own parameters and buffers: it puts back the
+    same tensor objects in the same slots, holding the values they hold now."""
+    from ember.nn.parameter import is_lazy
+
+    slots = [(d, dict(d)) for d in (module._parameters, module._buffers)]
+    values = [(t, t._data.copy()) for _, saved in slots for t in saved.values()
+              if t is not None and not is_lazy(t) and not t.is_meta]
+
+    def undo():
+        for d, saved in slots:
+            d.clear()
+            d.update(saved)
+        for t, old in values:
+            if t._data.shape == old.shape and t._data.dtype == old.dtype:
+                t._data[...] = old  # in place: views and aliases of t see the old values too
+            else:
+                t._data = old
+    return undo
 
 
 def _share_memory(t: Tensor) -> Tensor:
