@@ -69,6 +69,11 @@ from ember.ops.extrema import *  # noqa: F401,F403,E402
 from ember.ops.sorting import *  # noqa: F401,F403,E402
 from ember.ops.cumulative import *  # noqa: F401,F403,E402
 from ember.ops.shape import *  # noqa: F401,F403,E402
+from ember.ops.broadcast import *  # noqa: F401,F403,E402
+from ember.ops.slicing import *  # noqa: F401,F403,E402
+from ember.ops.joining import *  # noqa: F401,F403,E402
+from ember.ops.rearrange import *  # noqa: F401,F403,E402
+from ember.ops.diagonal import *  # noqa: F401,F403,E402
 from ember.ops.indexing import *  # noqa: F401,F403,E402
 from ember.ops.gather_scatter import *  # noqa: F401,F403,E402
 from ember.ops.index_dim import *  # noqa: F401,F403,E402

@@ -3,15 +3,18 @@ that apply them (listed in its ``__all__``), and the ``Tensor`` methods that rea
 
 from ember.ops import (  # noqa: F401
     addmm,
+    broadcast,
     conversion,
     creation,
     cross,
     cumulative,
+    diagonal,
     einsum,
     extrema,
     gather_scatter,
     index_dim,
     indexing,
+    joining,
     linalg,
     linear,
     masked,
@@ -19,8 +22,10 @@ from ember.ops import (  # noqa: F401
     nonzero_unique,
     pointwise,
     products,
+    rearrange,
     reduction,
     shape,
+    slicing,
     softmax,
     sorting,
 )
@@ -28,6 +33,7 @@ from ember.ops import (  # noqa: F401
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
 # ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
 FAMILIES = (
-    pointwise, math, reduction, extrema, sorting, cumulative, shape, indexing, gather_scatter,
-    index_dim, masked, nonzero_unique, linalg, addmm, products, cross, einsum, softmax, linear,
+    pointwise, math, reduction, extrema, sorting, cumulative, shape, broadcast, slicing, joining,
+    rearrange, diagonal, indexing, gather_scatter, index_dim, masked, nonzero_unique, linalg,
+    addmm, products, cross, einsum, softmax, linear,
 )

@@ -11,7 +11,7 @@ from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.indexing import _check_bounds, _copy_and, _IndexInto, _inplace_method, _Key
 from ember.ops.pointwise import _name
-from ember.ops.shape import _ViewScatter
+from ember.ops.slicing import _ViewScatter
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 
@@ -325,7 +325,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
             f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
             "dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
-    from ember.ops.shape import _broadcast_pair
+    from ember.ops.broadcast import _broadcast_pair
 
     a, i = list(input.shape), list(indices.shape)
     a[d] = i[d] = 1

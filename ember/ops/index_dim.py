@@ -8,7 +8,7 @@ from ember.ops._dispatch import xp_of
 from ember.ops.gather_scatter import _FillAt, _int_index, _maybe_out, _number
 from ember.ops.indexing import _check_bounds, _copy_and, _inplace_method
 from ember.ops.pointwise import _name
-from ember.ops.shape import _FULL
+from ember.ops.slicing import _FULL
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 

@@ -22,14 +22,8 @@ from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.pointwise import _name, inplace
-from ember.ops.shape import (
-    _FULL,
-    _Alias,
-    _BasicView,
-    _Select,
-    _UnsqueezeView,
-    _view_op,
-)
+from ember.ops.shape import _view_op
+from ember.ops.slicing import _FULL, _Alias, _BasicView, _Select, _UnsqueezeView
 from ember.tensor import Tensor, _wrap_dim
 
 _INT64 = backend.np_dtype("int64")

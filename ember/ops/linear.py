@@ -20,6 +20,7 @@ import math
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops.addmm import _check_expand
+from ember.ops.broadcast import _broadcast_pair
 from ember.ops.linalg import (
     _check_dot,
     _check_mm_shapes,
@@ -29,7 +30,6 @@ from ember.ops.linalg import (
     _no_bool,
 )
 from ember.ops.pointwise import _can_cast, _name
-from ember.ops.shape import _broadcast_pair
 from ember.tensor import Tensor
 
 _F16, _F32 = _dtype.float16._np, _dtype.float32._np

@@ -54,7 +54,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     _bool_mask(mask, "masked_select")
     _data_dependent("masked_select", input._data)
     _data_dependent("masked_select", mask._data)
-    from ember.ops.shape import _broadcast_pair
+    from ember.ops.broadcast import _broadcast_pair
 
     shape = _broadcast_pair(input._data.shape, mask._data.shape)
     return _maybe_out(MaskedSelect.apply(input, mask, shape), out)
@@ -106,7 +106,7 @@ def _prep_masked_scatter(input: Tensor, mask: Tensor, source: Tensor, inplace_: 
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
                            f"got {_name(input._data.dtype)} and {_name(source._data.dtype)}")
-    from ember.ops.shape import _broadcast_pair
+    from ember.ops.broadcast import _broadcast_pair
 
     if inplace_:
         shape = input._data.shape

@@ -21,8 +21,8 @@ from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, wrap_dims, xp_of
+from ember.ops.broadcast import expand_to
 from ember.ops.pointwise import _out
-from ember.ops.shape import expand_to
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _ARRAY_TYPES = backend._BY_TYPE

@@ -1,5 +1,6 @@
-"""Rows for the ops of ember/ops/shape.py (views, joining, splitting, flips, repeats, triangles,
-diagonals, broadcasting) and the shape methods of Tensor."""
+"""Rows for the ops of ember/ops/shape.py and its siblings broadcast, slicing, joining,
+rearrange and diagonal (views, joining, splitting, flips, repeats, triangles, diagonals,
+broadcasting) and the shape methods of Tensor."""
 
 import numpy as np
 
