@@ -64,6 +64,12 @@ from ember.ops.creation import (  # noqa: F401
 )
 from ember.ops.pointwise import *  # noqa: F401,F403,E402
 from ember.ops.math import *  # noqa: F401,F403,E402
+from ember.ops.rounding import *  # noqa: F401,F403,E402
+from ember.ops.binary_math import *  # noqa: F401,F403,E402
+from ember.ops.clamp import *  # noqa: F401,F403,E402
+from ember.ops.ternary import *  # noqa: F401,F403,E402
+from ember.ops.comparison import *  # noqa: F401,F403,E402
+from ember.ops.logical import *  # noqa: F401,F403,E402
 from ember.ops.reduction import *  # noqa: F401,F403,E402
 from ember.ops.extrema import *  # noqa: F401,F403,E402
 from ember.ops.sorting import *  # noqa: F401,F403,E402

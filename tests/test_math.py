@@ -1,5 +1,6 @@
-"""Behaviour of the element-wise math ops (ember/ops/math.py): dtypes, errors, nan handling,
-gradient conventions at the awkward points, operators, in-place forms and meta tensors."""
+"""Behaviour of the element-wise math ops (ember/ops/math.py and its sibling families):
+dtypes, errors, nan handling, gradient conventions at the awkward points, operators, in-place
+forms and meta tensors."""
 
 from __future__ import annotations
 

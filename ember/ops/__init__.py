@@ -3,7 +3,10 @@ that apply them (listed in its ``__all__``), and the ``Tensor`` methods that rea
 
 from ember.ops import (  # noqa: F401
     addmm,
+    binary_math,
     broadcast,
+    clamp,
+    comparison,
     conversion,
     creation,
     cross,
@@ -17,6 +20,7 @@ from ember.ops import (  # noqa: F401
     joining,
     linalg,
     linear,
+    logical,
     masked,
     math,
     nonzero_unique,
@@ -24,16 +28,21 @@ from ember.ops import (  # noqa: F401
     products,
     rearrange,
     reduction,
+    rounding,
     shape,
     slicing,
     softmax,
     sorting,
+    ternary,
 )
 
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
 # ``ember.nn.functional.linear`` as in PyTorch) and the op-table tests require a row for each.
 FAMILIES = (
-    pointwise, math, reduction, extrema, sorting, cumulative, shape, broadcast, slicing, joining,
-    rearrange, diagonal, indexing, gather_scatter, index_dim, masked, nonzero_unique, linalg,
-    addmm, products, cross, einsum, softmax, linear,
+    pointwise, math, rounding, binary_math, clamp, ternary, comparison, logical,
+    reduction, extrema, sorting, cumulative,
+    shape, broadcast, slicing, joining, rearrange, diagonal,
+    indexing, gather_scatter, index_dim, masked, nonzero_unique,
+    linalg, addmm, products, cross, einsum,
+    softmax, linear,
 )

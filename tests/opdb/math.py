@@ -1,4 +1,5 @@
-"""Rows for the ops of ember/ops/math.py (element-wise math, comparisons, logical/bitwise ops)."""
+"""Rows for the ops of ember/ops/math.py and its sibling families (element-wise math,
+rounding, clamp, where/lerp, comparisons, logical/bitwise ops)."""
 
 import math
 
