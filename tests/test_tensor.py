@@ -184,6 +184,49 @@ def test_to_and_type_conversions():
     assert x.type_as(y).dtype is ember.float64
 
 
+# PyTorch's three forms of ``to``, valid and invalid combinations (``lib`` is ember or torch).
+_TO_CALLS = {
+    "dtype": lambda lib, t: t.to(lib.float64),
+    "dtype, non_blocking": lambda lib, t: t.to(lib.float64, True),
+    "dtype, non_blocking, copy": lambda lib, t: t.to(lib.float64, True, True),
+    "dtype, three bools": lambda lib, t: t.to(lib.float64, True, True, True),
+    "dtype, bool, copy=": lambda lib, t: t.to(lib.float64, False, copy=True),
+    "dtype, dtype=": lambda lib, t: t.to(lib.float64, dtype=lib.float32),
+    "dtype, device=": lambda lib, t: t.to(lib.float64, device="cpu"),
+    "dtype, device": lambda lib, t: t.to(lib.float64, "cpu"),
+    "device, device": lambda lib, t: t.to("cpu", "cpu"),
+    "device, device=": lambda lib, t: t.to("cpu", device="cpu"),
+    "device, dtype, bools": lambda lib, t: t.to("cpu", lib.float64, False, True),
+    "device, None": lambda lib, t: t.to("cpu", None),
+    "None, dtype": lambda lib, t: t.to(None, lib.float64),
+    "None": lambda lib, t: t.to(None),
+    "device, dtype=": lambda lib, t: t.to("cpu", dtype=lib.float64),
+    "device object, dtype, copy=": lambda lib, t: t.to(lib.device("cpu"), lib.float16, copy=True),
+    "keywords": lambda lib, t: t.to(device="cpu", dtype=lib.float64, non_blocking=True,
+                                    copy=True),
+    "dtype= only": lambda lib, t: t.to(dtype=lib.float64),
+    "other": lambda lib, t: t.to(lib.ones(1, dtype=lib.float16)),
+    "other, non_blocking": lambda lib, t: t.to(lib.ones(1, dtype=lib.float16), True),
+    "other, copy=": lambda lib, t: t.to(t, copy=True),
+    "other, dtype": lambda lib, t: t.to(lib.ones(1), lib.float64),
+    "other, device=": lambda lib, t: t.to(lib.ones(1), device="cpu"),
+    "unknown keyword": lambda lib, t: t.to(lib.float64, colour="red"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TO_CALLS))
+def test_to_accepts_and_refuses_what_torch_does(name):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        try:
+            return _TO_CALLS[name](lib, lib.ones(2)).dtype.__repr__().split(".")[-1]
+        except TypeError:
+            return "TypeError"
+
+    assert outcome(ember) == outcome(torch)
+
+
 def test_to_is_differentiable():
     x = ember.tensor([1.0, 2.0], requires_grad=True)
     y = x.to(ember.float64) * 2

@@ -43,32 +43,57 @@ def _transfer(a, xp_from, xp_to):
     return xp_to.from_numpy(xp_from.to_numpy(a))
 
 
+_TO_FORMS = ("to(dtype, non_blocking=False, copy=False), "
+             "to(device=None, dtype=None, non_blocking=False, copy=False) or "
+             "to(other, non_blocking=False, copy=False)")
+
+
 def _parse_to(args, kwargs):
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    copy = kwargs.pop("copy", False)
+    """``(device, dtype, non_blocking, copy)`` from the arguments of one of PyTorch's three
+    ``to`` forms (``_TO_FORMS``); ``memory_format`` is accepted and has no effect on NumPy."""
     kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, bool):
-            if copy is False and non_blocking is not a:
-                non_blocking = a
-            else:
-                copy = a
-        elif a is None:
-            pass
-        else:
-            try:
-                device = as_device(a)
-            except TypeError:
-                raise TypeError(f"to() received an invalid argument {a!r}") from None
-    return device, dtype, non_blocking, copy
+    rest = list(args)
+    device = dtype = None
+    first = rest[0] if rest else None
+    if isinstance(first, Tensor):  # to(other, ...)
+        rest.pop(0)
+        device, dtype = first.device, first.dtype
+        taken = ("device", "dtype")
+    elif isinstance(first, _dtype.dtype):  # to(dtype, ...)
+        rest.pop(0)
+        dtype = first
+        taken = ("device", "dtype")
+    else:  # to(device=None, dtype=None, ...)
+        taken = []
+        if rest and not isinstance(first, bool):
+            device = rest.pop(0)
+            taken.append("device")
+            if rest and (rest[0] is None or isinstance(rest[0], _dtype.dtype)):
+                dtype = rest.pop(0)
+                taken.append("dtype")
+        device = kwargs.pop("device", device) if "device" not in taken else device
+        dtype = kwargs.pop("dtype", dtype) if "dtype" not in taken else dtype
+    flags = {"non_blocking": False, "copy": False}
+    for name in flags:
+        if rest and isinstance(rest[0], bool):
+            flags[name] = rest.pop(0)
+            if name in kwargs:
+                rest.append(kwargs.pop(name))  # given twice: reported below
+        elif name in kwargs:
+            flags[name] = kwargs.pop(name)
+    if rest or kwargs or not all(isinstance(v, bool) for v in flags.values()) or not (
+            dtype is None or isinstance(dtype, _dtype.dtype)):
+        got = ", ".join([type(a).__name__ for a in args]
+                        + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of: {_TO_FORMS}")
+    if device is not None:
+        try:
+            device = as_device(device)
+        except TypeError:
+            raise TypeError(f"to() received an invalid device {device!r}; expected one of: "
+                            f"{_TO_FORMS}") from None
+    return device, dtype, flags["non_blocking"], flags["copy"]
 
 
 def to(self: Tensor, *args, **kwargs) -> Tensor:
