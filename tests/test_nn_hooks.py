@@ -242,7 +242,21 @@ def test_handle_as_context_manager():
         m(1)
     m(1)
     assert events == [1] and not m._forward_pre_hooks
-    assert type(h).__name__ == "RemovableHandle"
+    assert isinstance(h, ember.utils.hooks.RemovableHandle)
+
+
+def test_every_hook_kind_returns_the_utils_hooks_handle():
+    # ``from torch.utils.hooks import RemovableHandle`` in ported code finds ember's class
+    from ember.utils.hooks import RemovableHandle
+
+    m = Identity()
+    x = ember.ones(1, requires_grad=True)
+    handles = [m.register_forward_hook(lambda *a: None),
+               m.register_full_backward_hook(lambda *a: None),
+               m.register_state_dict_pre_hook(lambda *a: None),
+               x.register_hook(lambda g: None),
+               (x * 1).grad_fn.register_hook(lambda *a: None)]
+    assert all(isinstance(h, RemovableHandle) for h in handles)
 
 
 def test_handles_have_distinct_ids():
