@@ -595,3 +595,10 @@ def test_parameter_values_survive_diagnostics_unchanged():
     with pytest.warns(RegistrationWarning):
         m.d = {"w": Parameter(ember.tensor([1.5]))}
     np.testing.assert_array_equal(m.d["w"].detach().numpy(), [1.5])
+
+
+@pytest.mark.parametrize("method", ["xpu", "ipu", "mtia", "compile"])
+def test_accelerators_and_compile_ember_lacks_raise_not_implemented(method):
+    m = nn.Linear(2, 2)
+    with pytest.raises(NotImplementedError, match="Linear"):
+        getattr(m, method)()

@@ -751,6 +751,18 @@ class Module:
     def cuda(self, device=None) -> Module:
         return self._apply(lambda t: t.cuda(device))
 
+    def _no_backend(self, device=None) -> Module:
+        raise NotImplementedError(
+            f"{type(self).__name__}: ember has no backend for this accelerator; build or move "
+            "the module to device='cpu' (or 'meta' for shapes only)")
+
+    xpu = ipu = mtia = _no_backend
+
+    def compile(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__}.compile: ember has no compiler (torch.compile); the module "
+            "runs eagerly as it is, so drop the call")
+
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))
