@@ -45,6 +45,7 @@ class Tensor:
     _is_inference = False
     _view_fn = None  # on views: recreates this view from ``_base`` (a Tensor -> Tensor function)
     _view_version = 0  # on views: the version counter when the view's history was last valid
+    _view_of_function = None  # on views made by a user Function: its name (no in-place on them)
     __array_priority__ = 1000  # make ``ndarray + Tensor`` defer to Tensor.__radd__
 
     def __new__(cls, *args, **kwargs):
@@ -113,6 +114,10 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self._grad_fn is None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``_base``), as PyTorch's."""
+        return self._base is not None
 
     @property
     def output_nr(self) -> int:

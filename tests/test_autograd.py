@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -488,3 +489,52 @@ def test_gradient_cast_to_input_dtype():
     b = ember.ones(2, dtype=ember.float32, requires_grad=True)
     (a * b).sum().backward()
     assert a.grad.dtype is ember.float16 and b.grad.dtype is ember.float32
+
+
+def test_create_graph_grad_is_a_differentiable_copy_as_torch():
+    # the .grad of a leaf after backward(create_graph=True) is a copy with its own node, never
+    # a view of (or the same tensor as) the gradient that reached it
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        w = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        x = lib.ones(1, 3, dtype=lib.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns about the .grad <-> graph cycle
+            (x @ w.t()).pow(2).sum().backward(create_graph=True)
+        g = w.grad
+        (gg,) = lib.autograd.grad(g.sum(), w)
+        return type(g.grad_fn).__name__, g._base is None, g.tolist(), gg.tolist()
+
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("kind", ["input_as_is", "view_inside"])
+def test_inplace_on_a_view_a_custom_function_returned_matches_torch(kind):
+    # refused while autograd records (it would bypass the Function's backward); allowed and
+    # written through to the input under no_grad
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x if kind == "input_as_is" else x.view(-1)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.reshape(2, 2)
+
+        x = lib.ones(2, 2, dtype=lib.float64, requires_grad=True)
+        y = F.apply(x * 1)
+        try:
+            y.add_(1)
+            outcome = "allowed"
+        except RuntimeError as e:
+            outcome = str(e)
+        with lib.no_grad():
+            z = F.apply(x)
+            z.add_(1)
+        return outcome, y._is_view(), x.tolist()
+
+    assert run(ember) == run(torch)

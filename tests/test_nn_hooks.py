@@ -487,10 +487,6 @@ def test_cannot_mix_full_and_legacy_backward_hooks():
         m.register_full_backward_hook(lambda *a: None)
 
 
-@pytest.mark.xfail(strict=True, reason="autograd: an in-place op on a custom Function's output "
-                   "that aliases an input is allowed and writes into the input (here a leaf); "
-                   "PyTorch raises 'Output 0 of BackwardHookFunction is a view and is being "
-                   "modified inplace'")
 def test_inplace_on_output_of_hooked_identity_module_raises():
     m = Identity()
     m.register_full_backward_hook(lambda *a: None)

@@ -251,9 +251,6 @@ def test_zero_grad_to_none_and_to_zeros():
     assert all(p.grad is None for p in t.parameters())
 
 
-@pytest.mark.xfail(strict=True, reason="engine: after backward(create_graph=True) a leaf's .grad "
-                   "can be a view (of the transpose's gradient), and Tensor.detach_ refuses "
-                   "views; PyTorch stores a non-view .grad (AccumulateGrad copies)")
 def test_zero_grad_detaches_a_grad_with_history():
     m = Leaf()
     x = ember.ones(1, 3)

@@ -484,7 +484,11 @@ def _accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool, seen: set):
         return
     if t._grad is None:
         if create_graph:
-            t._grad = g
+            # NOTE: matches torch: the leaf keeps a differentiable copy (CopyBackwards), never
+            # the gradient itself, which may be a view or also handed to another leaf
+            from ember.ops.creation import empty_like
+
+            t._grad = empty_like(g).copy_(g)
         else:
             d = g._data
             if id(d) in seen or getattr(d, "base", None) is not None or not _writeable(d):

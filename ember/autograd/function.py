@@ -566,10 +566,14 @@ def _apply_tensors(cls, *args, **kwargs):
         if any(o is d for d in dirty):
             _check_inplace(o)  # forward's own in-place op already bumped the version
             t = o
-        elif any(o is a for a in args) or o._grad_fn is not None:
+        elif any(o is a for a in args):
             # NOTE: matches torch: an input returned as is becomes a new tensor (a view).
+            t = _function_view(_wrap(o._data), o, cls)
+        elif o._grad_fn is not None:
             t = _wrap(o._data)
             t._vc = o._vc
+        elif o._base is not None:  # a view made inside forward
+            t = _function_view(o, o, cls)
         else:
             t = o
         diff = t._data.dtype.kind == "f" and not any(o is n for n in non_diff)
@@ -587,6 +591,18 @@ def _apply_tensors(cls, *args, **kwargs):
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
         ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
     return tuple(results) if multi else results[0]
+
+
+def _function_view(t: Tensor, source: Tensor, cls) -> Tensor:
+    """Mark output ``t`` of the user Function ``cls`` as a view of ``source``'s memory that
+    in-place ops must refuse while autograd records: rebasing it (``CopySlices``) would bypass
+    the Function's own backward (``ops.pointwise._inplace_on_view`` raises)."""
+    t._vc = source._vc
+    t._base = source if source._base is None else source._base
+    t._view_version = source._vc[0]
+    t._view_fn = None
+    t._view_of_function = cls.__name__
+    return t
 
 
 class once_differentiable:

@@ -385,6 +385,15 @@ class CopySlices(Function):
 
 def _inplace_on_view(view: Tensor, fn, args, kwargs):
     base = view._base
+    if view._view_of_function is not None:
+        raise RuntimeError(
+            f"Output {view._output_nr} of {view._view_of_function} is a view and is being "
+            "modified inplace. This view was created inside a custom Function (or because an "
+            "input was returned as-is) and the autograd logic to handle view+inplace would "
+            "override the custom backward associated with the custom Function, leading to "
+            "incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+            "output of the custom Function."
+        )
     if view._view_fn is None:
         raise NotImplementedError(
             f"in-place {fn.__name__}_ on this kind of view, while autograd records, is not "
