@@ -449,23 +449,20 @@ def _sum_to(g, shape, node, i):
             f"function {type(node).__name__} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    dims = list(range(lead))
+    kept = []  # dims of size 1 in ``shape`` that the gradient broadcast
     for k, s in enumerate(shape):
         gs = gshape[lead + k]
         if s == 1 and gs != 1:
-            dims.append(lead + k)
+            kept.append(lead + k)
         elif s != gs:
             raise RuntimeError(
                 f"function {type(node).__name__} returned an invalid gradient at index {i} - "
                 f"got {list(gshape)} but expected shape compatible with {list(shape)}"
             )
-    if dims:
-        g = g.sum(dim=dims, keepdim=True)
-    if lead:
-        g = g.reshape(shape)
-    elif g._data.shape != shape:
-        g = g.reshape(shape)
-    return g
+    if not kept:  # only leading dims to drop (a bias's gradient): one sum, no reshape
+        return g.sum(dim=tuple(range(lead))) if lead else g.reshape(shape)
+    g = g.sum(dim=list(range(lead)) + kept, keepdim=True)
+    return g.reshape(shape) if lead or g._data.shape != shape else g
 
 
 def _run_leaf_hooks(t: Tensor, g):

@@ -74,11 +74,15 @@ def _matmul_arrays(a, b):
         # NOTE: matches torch: CPU half matmul accumulates in float32 (NumPy's would not).
         f32 = _dtype.float32._np
         return _matmul_arrays(a.astype(f32), b.astype(f32)).astype(a.dtype)
-    if a.ndim > 2 and b.ndim == 2:
+    if b.ndim <= 2:
+        # ``dot``: for operands of at most 2 dims the same BLAS call as ``matmul``, with less
+        # NumPy overhead per call (a 1-D @ 1-D product is 0-d either way)
+        if a.ndim <= 2:
+            return a.dot(b)
         # (..., n, k) @ (k, m): one (N, k) @ (k, m) GEMM instead of a loop over the batch
         lead = a.shape[:-1]
-        out = xp.matmul(a.reshape(math.prod(lead), a.shape[-1]), b)
-        return out.reshape(lead + (b.shape[1],))
+        out = a.reshape(math.prod(lead), a.shape[-1]).dot(b)
+        return out.reshape(lead + b.shape[1:])
     return xp.matmul(a, b)
 
 
@@ -208,6 +212,9 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check_tensor("matmul", "input", 1, input)
     _check_tensor("matmul", "other", 2, other)
     sa, sb = input._data.shape, other._data.shape
+    if (out is None and len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
+            and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+        return Mm.apply(input, other)  # the common 2-D product, its checks passed at once
     na, nb = len(sa), len(sb)
     if na == 0 or nb == 0:
         raise RuntimeError(
