@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as _np
 from numpy import *  # noqa: F403  (this module *is* the array namespace of the cpu device)
 
+from ember.backend import _malloc  # noqa: F401  (glibc: keep freed heap memory; see there)
 from ember.backend._special import erf, erfc, erfinv  # noqa: F401
 
 # NOTE: matches torch: floating-point exceptions (1/0, log(-1)) give inf/nan silently. NumPy's
