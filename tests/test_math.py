@@ -448,6 +448,66 @@ def test_inplace_grads_and_versions_match_torch():
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+_ARITH_INPLACE = [
+    ("add_", {}), ("add_", {"alpha": 0.5}), ("sub_", {}), ("sub_", {"alpha": 3}),
+    ("mul_", {}), ("div_", {}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("operand", ["same_shape", "broadcast_row", "python_float", "python_int"])
+@pytest.mark.parametrize("op,kw", _ARITH_INPLACE, ids=lambda v: str(v))
+def test_inplace_arithmetic_without_grad_matches_torch_and_writes_in_place(op, kw, operand, dtype):
+    # without recording these run straight into the tensor's memory (pointwise._inplace_direct)
+    torch = _torch()
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.5, 2.0, (4, 3))
+    other = {"same_shape": rng.uniform(0.5, 2.0, (4, 3)), "broadcast_row": rng.uniform(0.5, 2.0, 3),
+             "python_float": 0.75, "python_int": 3}[operand]
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        x = lib.tensor(base, dtype=dt)
+        o = lib.tensor(other, dtype=dt) if isinstance(other, np.ndarray) else other
+        view = x[1:]  # shares x's memory
+        v = x._version
+        with lib.no_grad():
+            r = getattr(view, op)(o[1:] if operand == "same_shape" else o, **kw)
+        assert r is view and x._version == v + 1
+        return _np(x)
+
+    if "alpha" in kw:  # torch fuses a + alpha * b (one rounding): ember rounds the product too
+        eps = np.finfo(dtype).eps
+        np.testing.assert_allclose(run(ember), run(torch), rtol=4 * eps, atol=4 * eps)
+    else:
+        np.testing.assert_array_equal(run(ember), run(torch))
+
+
+def test_inplace_arithmetic_direct_path_takes_only_what_needs_no_promotion():
+    from ember.ops import pointwise as pw
+
+    x = ember.ones(3)
+    assert pw._inplace_direct(x, pw.add, (ember.ones(3),), {"alpha": 2.0})
+    assert x.tolist() == [3.0, 3.0, 3.0] and x._version == 1
+    refused = [(ember.ones(3, dtype=ember.int64), pw.add, (1,), {}),  # integer tensor
+               (ember.ones(3), pw.add, (ember.ones(3, dtype=ember.float64),), {}),  # promotes
+               (ember.ones(3), pw.div, (2.0,), {"rounding_mode": "floor"}),
+               (ember.ones(3), pw.add, (ember.ones(2, 3),), {}),  # does not fit: general path
+               (ember.ones(3, device="meta"), pw.mul, (2.0,), {})]
+    for t, fn, args, kw in refused:
+        assert not pw._inplace_direct(t, fn, args, kw)
+        assert t._version == 0
+
+
+def test_inplace_arithmetic_shape_errors_leave_the_tensor_as_it_was():
+    x = ember.ones(3)
+    with ember.no_grad(), pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        x.add_(ember.ones(2, 3))
+    with ember.no_grad(), pytest.raises(RuntimeError, match="can't be cast"):
+        ember.ones(3, dtype=ember.int64).mul_(1.5)
+    assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
+
+
 def test_inplace_modifying_saved_input_is_detected():
     x = ember.tensor([0.5, 1.0], requires_grad=True)
     y = x * 1

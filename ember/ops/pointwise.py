@@ -328,6 +328,8 @@ def inplace(fn):
             self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
             or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values()))
         if not record:
+            if fn in _UFUNC_OF and _inplace_direct(self, fn, args, kwargs):
+                return self
             result = fn(self, *args, **kwargs)
             _write(self, result)
             return self
@@ -342,6 +344,42 @@ def inplace(fn):
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
     return method
+
+
+def _inplace_direct(self: Tensor, fn, args, kwargs) -> bool:
+    """``self.add_(other, alpha=...)`` (and ``sub_``, ``mul_``, ``div_``) without recording,
+    computed by the ufunc straight into ``self``'s memory: one pass and no temporary, where the
+    general path computes a new array and copies it in (an optimizer's update is made of these).
+    Only for a floating tensor and an operand of its dtype or a Python number (so no type
+    promotion is involved); returns False, having written nothing, for anything else."""
+    d = self._data
+    if len(args) != 1 or d.dtype.kind != "f":
+        return False
+    alpha = 1
+    if kwargs:
+        if fn is not add and fn is not sub or len(kwargs) != 1 or "alpha" not in kwargs:
+            return False
+        alpha = kwargs["alpha"]
+    other = args[0]
+    if isinstance(other, Tensor):
+        o = other._data
+        if o.dtype is not d.dtype:
+            return False
+    elif other.__class__ is float or other.__class__ is int:
+        o = other
+    else:
+        return False
+    xp = xp_of(d)
+    if xp.device_type == "meta":  # a meta ``out=`` checks no shapes: the general path does
+        return False
+    if alpha != 1:
+        o = o * alpha  # as ``add``/``sub`` do: the scaled operand first
+    try:
+        getattr(xp, _UFUNC_OF[fn])(d, o, out=d)
+    except ValueError:  # shapes that do not fit, a read-only view: NumPy wrote nothing
+        return False
+    self._vc[0] += 1
+    return True
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -501,6 +539,8 @@ def _rfloordiv(self, other):
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "neg", "negative", "pow"]
+
+_UFUNC_OF = {add: "add", sub: "subtract", mul: "multiply", div: "true_divide"}
 
 Tensor.add = add
 Tensor.sub = Tensor.subtract = sub
