@@ -133,21 +133,35 @@ class Sum(Function):
 
 
 class SumAll(Function):
-    """The sum of every element, ``x.sum()``: the usual last step of a loss, so it has its own
-    Function without ``Sum``'s per-axis handling (and PyTorch's node name for it)."""
+    """The total of a floating tensor, ``x.sum()``: the usual last step of a loss, so it has its
+    own Function, with one argument and no per-axis handling (and PyTorch's node name for it).
+    ``SumAllTo`` is the same total with ``keepdim`` or ``dtype`` given, or of integers."""
 
+    _array_forward = True
+    _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.shape = a.shape
+        xp = _ARRAY_TYPES[a.__class__]
+        if a.dtype == _F16:
+            return _sum(xp, a, None, False, _F16)
+        # into a fresh 0-d array: NumPy would return a scalar, to be wrapped again
+        return xp.add.reduce(a, None, None, xp.empty((), a.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        return expand_to(g, ctx.shape)  # g is 0-d: it broadcasts to the input as it is
+
+
+class SumAllTo(Function):
     _array_forward = True
     _node_name = "SumBackward0"
 
     @staticmethod
     def forward(ctx, a, keepdim, npd):
         ctx.shape = a.shape
-        xp = _ARRAY_TYPES[a.__class__]
-        if npd == _F16:
-            return _sum(xp, a, None, keepdim, npd)
-        # into a fresh 0-d (or all-ones) array: NumPy would return a scalar, to be wrapped again
-        out = xp.empty((1,) * a.ndim if keepdim else (), npd)
-        return xp.add.reduce(a, None, npd, out, keepdim)
+        return _sum(_ARRAY_TYPES[a.__class__], a, None, keepdim, npd)
 
     @staticmethod
     def backward(ctx, g):
@@ -195,9 +209,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         tensor([3., 3.])
     """
     if dim is None:
-        if dtype is None and out is None and input._data.dtype.kind == "f":
-            return unary(SumAll, input, keepdim, input._data.dtype)  # ``loss.sum()``
-        return _out(unary(SumAll, input, keepdim, _sum_dtype(input, dtype)), out)
+        if not keepdim and dtype is None and out is None and input._data.dtype.kind == "f":
+            return unary(SumAll, input)  # ``loss.sum()``
+        return _out(unary(SumAllTo, input, keepdim, _sum_dtype(input, dtype)), out)
     axes = _axes(input, dim)
     return _out(unary(Sum, input, axes, keepdim, _sum_dtype(input, dtype)), out)
 
@@ -222,7 +236,7 @@ class Mean(Function):
         ctx.shape, ctx.axes, ctx.keepdim, ctx.n = a.shape, axes, keepdim, n
         acc = _acc_dtype(npd)
         # sum / n rather than xp.mean: an empty mean is NaN without NumPy's warning
-        r = xp_of(a).sum(a, axis=axes, keepdims=keepdim, dtype=acc) / acc.type(n)
+        r = xp_of(a).add.reduce(a, axes, acc, None, keepdim) / acc.type(n)
         return r.astype(npd) if acc != npd else r
 
     @staticmethod
