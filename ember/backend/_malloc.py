@@ -21,7 +21,12 @@ import os
 import sys
 
 _M_TOP_PAD = -2  # glibc's <malloc.h>
+_M_MMAP_THRESHOLD = -3
 DEFAULT_TOP_PAD = 64 << 20
+# Setting the top padding freezes glibc's mmap threshold (normally raised, up to 32 MB, as large
+# blocks are freed) wherever start-up left it; fixing it at that 32 MB keeps arrays up to there
+# on the heap, whatever happened before ember was imported.
+MMAP_THRESHOLD = 32 << 20
 
 
 def tune_malloc() -> int:
@@ -33,7 +38,10 @@ def tune_malloc() -> int:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):
         return 0
-    return pad if mallopt(_M_TOP_PAD, pad) == 1 else 0
+    if mallopt(_M_TOP_PAD, pad) != 1:
+        return 0
+    mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    return pad
 
 
 top_pad = tune_malloc()
