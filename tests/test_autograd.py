@@ -538,3 +538,40 @@ def test_inplace_on_a_view_a_custom_function_returned_matches_torch(kind):
         return outcome, y._is_view(), x.tolist()
 
     assert run(ember) == run(torch)
+
+
+_INFERENCE_WRITES = {
+    "add_": lambda lib, t: t.add_(1),
+    "mul_ by tensor": lambda lib, t: t.mul_(lib.ones(3)),
+    "+=": lambda lib, t: t.__iadd__(1),
+    "zero_": lambda lib, t: t.zero_(),
+    "fill_": lambda lib, t: t.fill_(2),
+    "copy_": lambda lib, t: t.copy_(lib.zeros(3)),
+    "setitem": lambda lib, t: t.__setitem__(0, 5.0),
+    "index_fill_": lambda lib, t: t.index_fill_(0, lib.tensor([1]), 7.0),
+    "clamp_": lambda lib, t: t.clamp_(max=0.5),
+    "uniform_": lambda lib, t: t.uniform_(),
+    "out=": lambda lib, t: lib.add(lib.ones(3), 1, out=t),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INFERENCE_WRITES))
+def test_inplace_on_an_inference_tensor_outside_inference_mode_matches_torch(name):
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        with lib.inference_mode():
+            t = lib.ones(3)
+            _INFERENCE_WRITES[name](lib, t)  # allowed inside
+        before = t.tolist()
+        try:
+            with lib.no_grad():
+                _INFERENCE_WRITES[name](lib, t)
+            outcome = "allowed"
+        except RuntimeError as e:
+            outcome = str(e).split(".")[0]
+        return outcome, t.tolist() == before
+
+    # torch raises after writing for some of these (add_, uniform_); ember refuses before
+    (outcome, unchanged), (torch_outcome, _) = run(ember), run(torch)
+    assert outcome == torch_outcome and unchanged

@@ -527,7 +527,18 @@ def _save(x, args, raw, outs, results):
     return x
 
 
+def check_inference_write(t: Tensor) -> None:
+    """Refuse an in-place write to an inference tensor outside ``inference_mode``, as PyTorch
+    (its version counter is not tracked). Every in-place op calls this before writing."""
+    if t._is_inference and not _state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+            "make a clone to get a normal tensor before doing inplace update (e.g. "
+            "t = t.clone()).")
+
+
 def _check_inplace(t: Tensor):
+    check_inference_write(t)
     if t._grad_fn is None and t._requires_grad and _gm.state.enabled:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."

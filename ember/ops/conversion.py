@@ -5,7 +5,7 @@ from __future__ import annotations
 from ember import _dtype, backend
 from ember._device import as_device
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function, _check_inplace
+from ember.autograd.function import Function, _check_inplace, check_inference_write
 from ember.ops._dispatch import unary, xp_of
 from ember.tensor import Tensor
 
@@ -184,6 +184,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src``'s values into ``self`` (broadcasting, casting, across devices)."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    check_inference_write(self)
     record = _gm.state.enabled and (self._requires_grad or src._requires_grad)
     if not record:
         s = src._data
@@ -214,6 +215,7 @@ _copy_fn.__name__ = "copy"
 
 def fill_(self: Tensor, value) -> Tensor:
     """Fill with a number (or a one-element tensor)."""
+    check_inference_write(self)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(

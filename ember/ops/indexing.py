@@ -19,7 +19,7 @@ import warnings
 
 from ember import backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function
+from ember.autograd.function import Function, check_inference_write
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.pointwise import _name, inplace
 from ember.ops.shape import _view_op
@@ -348,6 +348,7 @@ def _getitem(self: Tensor, index) -> Tensor:
 def _setitem(self: Tensor, index, value) -> None:
     """``x[index] = value``: write in place (a number or a tensor, broadcast and cast to x's
     dtype); recorded by autograd as an in-place op."""
+    check_inference_write(self)
     record = _gm.state.enabled and (
         self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
     basic, cls, adv = _parse(self, index, record)
@@ -487,6 +488,7 @@ def _inplace_method(prep, name: str):
     slow = inplace(op)
 
     def method(self, *args, **kwargs):
+        check_inference_write(self)
         cls, fargs = prep(self, *args, **kwargs)
         _check_writable(self._data)
         if _gm.state.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in fargs):

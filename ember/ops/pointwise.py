@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ember import backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function, _check_inplace
+from ember.autograd.function import Function, _check_inplace, check_inference_write
 from ember.ops._dispatch import binary, promote2, unary, xp_of
 from ember.tensor import Tensor, _wrap
 
@@ -294,6 +294,7 @@ def _out(result: Tensor, out):
     """Support ``out=``: copy the result into ``out`` (resized if empty), as PyTorch does."""
     if out is None:
         return result
+    check_inference_write(out)
     if out._requires_grad and _gm.state.enabled and out._grad_fn is None:
         raise RuntimeError(
             f"{'out='} arguments don't support automatic differentiation, but one of the "
@@ -324,6 +325,8 @@ def inplace(fn):
     """
 
     def method(self, *args, **kwargs):
+        if self._is_inference:
+            check_inference_write(self)
         record = _gm.state.enabled and (
             self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
             or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values()))

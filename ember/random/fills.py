@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ember import backend
+from ember.autograd.function import check_inference_write
 from ember.ops.pointwise import inplace
 from ember.random._helpers import (
     _CPP_NAME,
@@ -43,6 +44,7 @@ _CauchyF = _sample_fn("CauchyBackward0")
 
 def _fill(cls, self: Tensor, generator, sample, *extra):
     """Apply ``cls`` to ``self`` (and tensor ``extra``): ``sample(rng, shape, npd, *extra)``."""
+    check_inference_write(self)
     gen = _gen(generator)
     npd = self._data.dtype
 
