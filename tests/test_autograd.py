@@ -575,3 +575,63 @@ def test_inplace_on_an_inference_tensor_outside_inference_mode_matches_torch(nam
     # torch raises after writing for some of these (add_, uniform_); ember refuses before
     (outcome, unchanged), (torch_outcome, _) = run(ember), run(torch)
     assert outcome == torch_outcome and unchanged
+
+
+def test_function_with_setup_context_matches_torch():
+    # PyTorch 2's style: forward without ctx, then setup_context(ctx, inputs, output); inputs
+    # have keyword and default arguments bound in
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        seen = []
+
+        class ScaledSquare(lib.autograd.Function):
+            @staticmethod
+            def forward(x, scale=2.0):
+                return x * x * scale
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                x, scale = inputs
+                seen.append((len(inputs), scale, ctx.needs_input_grad))
+                ctx.save_for_backward(x, output)
+                ctx.scale = scale
+
+            @staticmethod
+            def backward(ctx, g):
+                x, out = ctx.saved_tensors
+                return g * 2 * x * ctx.scale, None
+
+        x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        y = ScaledSquare.apply(x) + ScaledSquare.apply(x, 3.0) + ScaledSquare.apply(x, scale=0.5)
+        y.sum().backward()
+        with lib.no_grad():
+            ScaledSquare.apply(x)
+        return y.tolist(), x.grad.tolist(), seen
+
+    assert run(ember) == run(torch)
+
+
+def test_forward_sees_needs_input_grad_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        seen = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, k):
+                seen.append(ctx.needs_input_grad)
+                return a * b * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None
+
+        a = lib.ones(2, requires_grad=True)
+        F.apply(a, lib.ones(2), 3)
+        with lib.no_grad():
+            F.apply(a, lib.ones(2), 3)
+        return seen
+
+    assert run(ember) == run(torch)

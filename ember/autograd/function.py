@@ -546,18 +546,30 @@ def _check_inplace(t: Tensor):
 
 
 def _apply_tensors(cls, *args, **kwargs):
-    """Run a user-defined Function: forward on Tensors under no_grad, PyTorch's semantics."""
-    requires = _gm.state.enabled and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)
+    """Run a user-defined Function: forward on Tensors under no_grad, PyTorch's semantics.
+
+    Both of PyTorch's styles: ``forward(ctx, *args)``, or ``forward(*args)`` followed by
+    ``setup_context(ctx, inputs, output)`` (then ``inputs`` has keyword and default arguments
+    bound in, as PyTorch passes them)."""
     ctx = cls._Node()
+    separate = cls.setup_context is not Function.setup_context
+    if separate:
+        args = _bind_inputs(cls, args, kwargs)
+        kwargs = {}
+    # NOTE: matches torch: from the inputs alone (grad mode aside), and set before forward
+    ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    requires = _gm.state.enabled and any(ctx.needs_input_grad)
     with _gm.no_grad():
-        out = cls.forward(ctx, *args, **kwargs)
+        if separate:
+            out = cls.forward(*args)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
     multi = isinstance(out, tuple)
     outs = out if multi else (out,)
     if not requires:
         return out
-    ctx._next = nxt = _edges(args)
-    ctx.needs_input_grad = tuple([e is not None for e in nxt])
+    ctx._next = _edges(args)
     ctx._seq = next(_seq)
     if _anomaly.enabled:
         from ember.autograd.anomaly_mode import _capture_trace
@@ -602,6 +614,26 @@ def _apply_tensors(cls, *args, **kwargs):
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
         ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
     return tuple(results) if multi else results[0]
+
+
+def _bind_inputs(cls, args, kwargs) -> tuple:
+    """The positional inputs ``setup_context`` receives: ``args`` with ``kwargs`` and the
+    defaults of ``forward`` bound in."""
+    sig = cls.__dict__.get("_forward_signature")
+    if sig is None:
+        import inspect
+
+        sig = inspect.signature(cls.forward)
+        cls._forward_signature = sig
+    if not kwargs and len(args) == len(sig.parameters):
+        return args
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise NotImplementedError(
+            f"{cls.__name__}.apply: keyword-only arguments of forward ({sorted(bound.kwargs)}) "
+            "are not supported with setup_context; make them positional")
+    return bound.args
 
 
 def _function_view(t: Tensor, source: Tensor, cls) -> Tensor:
