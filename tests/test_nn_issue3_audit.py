@@ -2,7 +2,7 @@
 transaction under every kind of failure, what load post-hooks see, ``Module.to``'s refusal of
 ``copy``, names reached the ``import ember as torch`` way, forward-hook and state_dict-hook
 order, conversions, errors before ``super().__init__()``, the remaining registration
-diagnostics and the build time of a 10-billion-parameter meta model."""
+diagnostics and a 10-billion-parameter meta model built both ways."""
 
 from __future__ import annotations
 
