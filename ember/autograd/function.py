@@ -640,9 +640,10 @@ def _function_view(t: Tensor, source: Tensor, cls) -> Tensor:
     """Mark output ``t`` of the user Function ``cls`` as a view of ``source``'s memory that
     in-place ops must refuse while autograd records: rebasing it (``CopySlices``) would bypass
     the Function's own backward (``ops.pointwise._inplace_on_view`` raises)."""
-    t._vc = source._vc
-    t._base = source if source._base is None else source._base
-    t._view_version = source._vc[0]
+    from ember.ops.shape import _as_view
+
+    _as_view(t, source)
+    # no way to recreate it from the base: a refresh would replace the Function's grad_fn
     t._view_fn = None
     t._view_of_function = cls.__name__
     return t
