@@ -41,6 +41,10 @@ __all__ = [
     "kaiming_normal_",
     "orthogonal_",
     "sparse_",
+    # ember: versioned default initialization (see ember/nn/_default_init.py)
+    "get_default_version",
+    "set_default_version",
+    "default_version",
     # deprecated aliases, as in PyTorch
     "uniform",
     "normal",
@@ -415,3 +419,10 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+
+from ember.nn._default_init import (  # noqa: E402  (it calls the functions above)
+    default_version,
+    get_default_version,
+    set_default_version,
+)

@@ -225,3 +225,50 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 __all__ = ["linear"]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``:
+    inputs ``(*, in1)`` and ``(*, in2)`` with the same leading dims, weight ``(out, in1, in2)``.
+
+    Computed as one matrix product ``input1 @ weight`` viewed as ``(in1, out * in2)``, then a
+    batched reduction against ``input2``: no ``(*, out, in1, in2)`` intermediate.
+
+    Example:
+        >>> y = ember.nn.functional.bilinear(ember.ones(2, 3), ember.ones(2, 4), ember.ones(5, 3, 4))
+        >>> y.shape
+        ember.Size([2, 5])
+    """
+    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2),
+                                     ("weight", weight)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"bilinear(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D (out, in1, in2), got shape "
+                           f"{list(weight.shape)}")
+    out, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{list(bias.shape)} but expected [{out}]")
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (M, in1) @ (in1, out*in2) -> (M, out, in2), then contract in2 against x2: (M, out)
+    t = (x1 @ weight.permute(1, 0, 2).reshape(in1, out * in2)).reshape(-1, out, in2)
+    y = (t @ x2.unsqueeze(-1)).squeeze(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*lead, out)

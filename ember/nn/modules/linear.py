@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ember.autograd.grad_mode import no_grad
 from ember.nn import functional as F
-from ember.nn import init
+from ember.nn._default_init import reset_bilinear, reset_linear
 from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter, UninitializedParameter
 from ember.ops.creation import empty
 from ember.tensor import Tensor
 
-__all__ = ["Identity", "LazyLinear", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 class Identity(Module):
@@ -67,13 +66,9 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # kaiming_uniform_ with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)): PyTorch's
-        # default, kept so that seeds reproduce the same distribution.
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        # version 1 (the default): PyTorch's kaiming_uniform_(a=sqrt(5)), i.e.
+        # U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range
+        reset_linear(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         # The hot path of most models: read the parameters from ``_parameters`` directly, which
@@ -145,3 +140,43 @@ class LazyLinear(LazyModuleMixin, Linear):
                     f"The in_features inferred from input: {input.shape[-1]} is not equal to "
                     f"in_features from self.weight: {self.weight.shape[-1]}")
             self.in_features = input.shape[-1]
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: inputs ``(*, in1_features)`` and ``(*, in2_features)``, output
+    ``(*, out_features)``; ``weight`` is ``(out_features, in1_features, in2_features)`` and
+    ``bias`` ``(out_features,)``, both U(-1/sqrt(in1_features), 1/sqrt(in1_features)) as in
+    PyTorch.
+
+    Example:
+        >>> m = ember.nn.Bilinear(20, 30, 40)
+        >>> m(ember.randn(128, 20), ember.randn(128, 30)).shape
+        ember.Size([128, 40])
+    """
+
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features),
+                                      **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty(out_features, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_bilinear(self.weight, self.bias)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -1,8 +1,5 @@
-"""``ember.nn.functional``: the functions behind the layers (PyTorch's ``torch.nn.functional``).
-
-Each is a thin entry point onto ``ember.ops`` with PyTorch's signature; the layers of
-``ember.nn`` compute through these.
-"""
+"""``ember.nn.functional``: activation functions (relu, gelu, elu, softplus, hardtanh, glu...)
+and softmax/log_softmax/softmin."""
 
 from __future__ import annotations
 
@@ -10,10 +7,9 @@ import warnings
 
 from ember.ops import math as _math
 from ember.ops import softmax as _softmax
-from ember.ops.linear import linear
 from ember.tensor import Tensor
 
-__all__ = ["linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

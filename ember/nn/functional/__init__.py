@@ -1,0 +1,43 @@
+"""``ember.nn.functional``: the functions behind the layers (PyTorch's ``torch.nn.functional``).
+
+Each is a thin entry point onto ``ember.ops`` with PyTorch's signature; the layers of
+``ember.nn`` compute through these. PyTorch keeps them in one file; ember splits them by family
+(one file each below), and this module gathers them under PyTorch's single namespace.
+"""
+
+from ember.nn.functional import (
+    activation,
+    conv,
+    pooling,
+    normalization,
+    dropout,
+    sparse,
+    loss,
+    vision,
+    distance,
+    attention,
+)
+from ember.nn.functional.activation import *  # noqa: F403
+from ember.nn.functional.conv import *  # noqa: F403
+from ember.nn.functional.pooling import *  # noqa: F403
+from ember.nn.functional.normalization import *  # noqa: F403
+from ember.nn.functional.dropout import *  # noqa: F403
+from ember.nn.functional.sparse import *  # noqa: F403
+from ember.nn.functional.loss import *  # noqa: F403
+from ember.nn.functional.vision import *  # noqa: F403
+from ember.nn.functional.distance import *  # noqa: F403
+from ember.nn.functional.attention import *  # noqa: F403
+from ember.ops.linear import bilinear, linear
+
+__all__ = ["linear", "bilinear"] + [name for family in (
+    activation,
+    conv,
+    pooling,
+    normalization,
+    dropout,
+    sparse,
+    loss,
+    vision,
+    distance,
+    attention,
+) for name in family.__all__]

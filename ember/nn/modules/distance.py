@@ -1,0 +1,5 @@
+"""CosineSimilarity and PairwiseDistance (PyTorch's ``torch.nn.modules.distance``)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
