@@ -387,13 +387,42 @@ def _apply_arrays(cls, *args, **kwargs):
         nxt.append(None)
         needs.append(False)
     if not requires:
-        out = cls.forward(NOGRAD_CTX, *raw, **kwargs)
+        try:
+            out = cls.forward(NOGRAD_CTX, *raw, **kwargs)
+        except ValueError as e:
+            raise numpy_error(e, raw) from None
         if out.__class__ is tuple:
             return tuple([_wrap(_as_array(o, raw)) for o in out])
         return _wrap(out if out.__class__ in _ARRAY_TYPES else backend.cpu.asarray(out))
     ctx = cls._Node()
-    out = cls.forward(ctx, *raw, **kwargs)
+    try:
+        out = cls.forward(ctx, *raw, **kwargs)
+    except ValueError as e:
+        raise numpy_error(e, raw) from None
     return _record(ctx, nxt, tuple(needs), args, raw, out)
+
+
+def numpy_error(exc: ValueError, raw) -> Exception:
+    """The exception a user sees for a ValueError raised by NumPy inside an op's forward:
+    NumPy's broadcasting failure becomes PyTorch's RuntimeError naming the two sizes and the
+    dimension; any other ValueError passes through unchanged (an op's own ValueErrors are
+    deliberate)."""
+    if "could not be broadcast" not in str(exc):
+        return exc
+    shapes = [a.shape for a in raw if a.__class__ in _ARRAY_TYPES]
+    # NOTE: matches torch: operands are broadcast pairwise in order, the running shape named
+    # "a" and the next operand "b", with the dimension counted in the broadcast result
+    out: tuple = ()
+    for b in shapes:
+        n = max(len(out), len(b))
+        pa, pb = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(b)) + tuple(b)
+        for i, (x, y) in enumerate(zip(pa, pb)):
+            if x != y and x != 1 and y != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                    f"non-singleton dimension {i}")
+        out = tuple(y if x == 1 else x for x, y in zip(pa, pb))
+    return RuntimeError(f"{exc} (operand shapes {[list(s) for s in shapes]})")
 
 
 _ARRAY_TYPES = backend._BY_TYPE

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import NOGRAD_CTX, _as_array, _record, refresh_stale_view
+from ember.autograd.function import (
+    NOGRAD_CTX,
+    _as_array,
+    _record,
+    numpy_error,
+    refresh_stale_view,
+)
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _state = _gm.state
@@ -77,7 +83,10 @@ def binary(cls, a, b):
     gb = tb and b._requires_grad
     if (ga or gb) and _state.enabled:
         ctx = cls._Node()
-        out = cls.forward(ctx, xa, xb)
+        try:
+            out = cls.forward(ctx, xa, xb)
+        except ValueError as e:
+            raise numpy_error(e, (xa, xb)) from None
         # the edges built inline (``edge`` spelled out): this runs for every recorded a * b
         ea = eb = None
         if ga:
@@ -89,7 +98,10 @@ def binary(cls, a, b):
             eb = ((b, None, xb.shape, b._data.dtype) if fn is None
                   else (fn, b._output_nr, xb.shape, b._data.dtype))
         return _record(ctx, (ea, eb), (ga, gb), (a, b), (xa, xb), out)
-    out = cls.forward(NOGRAD_CTX, xa, xb)
+    try:
+        out = cls.forward(NOGRAD_CTX, xa, xb)
+    except ValueError as e:
+        raise numpy_error(e, (xa, xb)) from None
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
     return _wrap(out)
@@ -164,4 +176,5 @@ def wrap_dims(dim, ndim):
     return dims
 
 
-__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "_as_array", "_wrap"]
+__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "numpy_error", "_as_array",
+           "_wrap"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import operator
 
 from ember import _dtype
-from ember.ops._dispatch import _as_array, promote2, xp_of
+from ember.ops._dispatch import _as_array, numpy_error, promote2, xp_of
 from ember.ops._elementwise import _BOOL, _TORCH_NAME, _check, _operator
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
@@ -46,7 +46,11 @@ def _compare(name: str, fn, doc: str = ""):
     def op(input: Tensor, other, *, out=None) -> Tensor:
         _check(input, name)
         xa, xb = promote2(input, other)
-        return _out(_wrap(_as_array(fn(xa, xb), None)), out)
+        try:
+            res = fn(xa, xb)
+        except ValueError as e:
+            raise numpy_error(e, (xa, xb)) from None
+        return _out(_wrap(_as_array(res, None)), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc or f"Element-wise ``{name}`` comparison, a bool tensor (broadcast, promoted)."

@@ -62,7 +62,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         tensor([[2, 2],
                 [4, 4]])
     """
-    d = _prep_index(input, dim, index, "index_select", RuntimeError)
+    # NOTE: matches torch: an index out of range is an IndexError here (index_add_'s is a
+    # RuntimeError)
+    d = _prep_index(input, dim, index, "index_select")
     if input._data.ndim == 0 and index.numel() != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{index.numel()} value(s)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import operator
 
-from ember.ops._dispatch import _as_array, promote, xp_of
+from ember.ops._dispatch import _as_array, numpy_error, promote, xp_of
 from ember.ops._elementwise import _BOOL, _cast, _check, _operator, _unsupported
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
@@ -17,7 +17,11 @@ def _logical(name: str, fn_name: str):
         _check(input, name)
         _check(other, name, "other", 2)
         a, b = input._data, other._data
-        return _out(_wrap(_as_array(getattr(xp_of(a), fn_name)(a, b), None)), out)
+        try:
+            res = getattr(xp_of(a), fn_name)(a, b)
+        except ValueError as e:
+            raise numpy_error(e, (a, b)) from None
+        return _out(_wrap(_as_array(res, None)), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Element-wise logical {name[8:]} of the truth values (nonzero is True)."

@@ -1,0 +1,84 @@
+"""Errors as PyTorch gives them: shape mismatches in element-wise ops, products, joins and views
+raise torch's exception type with torch's text (NumPy's ValueError never reaches a user), and an
+index out of range is an IndexError."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - CI installs torch
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None,
+                                 reason="torch is the reference for this test (pip install torch)")
+
+# (name, call on a module m (ember or torch), whether the message is torch's word for word)
+CASES = [
+    ("add", lambda m: m.ones(3) + m.ones(4), True),
+    ("mul 2-D", lambda m: m.ones(3, 2) * m.ones(4, 2), True),
+    ("sub, 1-D against 2-D", lambda m: m.ones(3) - m.ones(2, 4), True),
+    ("add recording", lambda m: m.ones(3, requires_grad=True) + m.ones(2, 4), True),
+    ("add_", lambda m: m.ones(3).add_(m.ones(4)), True),
+    ("add_ recording", lambda m: m.ones(3, requires_grad=True).clone().add_(m.ones(4)), True),
+    ("add_ needs broadcast of self", lambda m: m.ones(1).add_(m.ones(4)), True),
+    ("eq", lambda m: m.ones(3) == m.ones(4), True),
+    ("lt", lambda m: m.lt(m.ones(3), m.ones(4)), True),
+    ("logical_and", lambda m: m.logical_and(m.ones(3), m.ones(4)), True),
+    ("maximum", lambda m: m.maximum(m.ones(3), m.ones(4)), True),
+    ("atan2", lambda m: m.atan2(m.ones(3), m.ones(4)), True),
+    ("pow", lambda m: m.pow(m.ones(3), m.ones(4)), True),
+    ("where", lambda m: m.where(m.ones(3) > 0, m.ones(4), m.ones(3)), True),
+    ("addcmul", lambda m: m.addcmul(m.ones(3), m.ones(4), m.ones(3)), True),
+    ("lerp", lambda m: m.lerp(m.ones(3), m.ones(4), 0.5), True),
+    ("matmul", lambda m: m.ones(3, 4) @ m.ones(5, 6), True),
+    ("matmul 1-D", lambda m: m.ones(3) @ m.ones(4), True),
+    ("mm", lambda m: m.mm(m.ones(3, 4), m.ones(5, 6)), True),
+    ("bmm", lambda m: m.bmm(m.ones(2, 3, 4), m.ones(2, 5, 6)), True),
+    ("linear", lambda m: m.nn.functional.linear(m.ones(2, 3), m.ones(4, 5)), True),
+    ("Linear, wrong in_features", lambda m: m.nn.Linear(5, 4)(m.ones(2, 3)), True),
+    ("cat", lambda m: m.cat([m.ones(3, 4), m.ones(3, 5)]), True),
+    ("stack", lambda m: m.stack([m.ones(3, 4), m.ones(3, 5)]), True),
+    ("view", lambda m: m.ones(3, 4).view(5), True),
+    ("reshape", lambda m: m.ones(3, 4).reshape(5, -1), True),
+    ("expand", lambda m: m.ones(3).expand(4), True),
+    ("einsum", lambda m: m.einsum("ij,jk->ik", m.ones(3, 4), m.ones(5, 6)), True),
+    ("index", lambda m: m.ones(3, 4)[5], True),
+    ("index dim 1", lambda m: m.ones(3, 4)[:, 7], True),
+    ("tensor index", lambda m: m.ones(3, 4)[m.tensor([5])], True),
+    ("dim out of range", lambda m: m.ones(3, 4).sum(5), True),
+    ("transpose dim", lambda m: m.ones(3, 4).transpose(0, 3), True),
+    ("gather", lambda m: m.ones(3, 4).gather(1, m.tensor([[9]])), True),
+    ("index_select", lambda m: m.ones(3, 4).index_select(0, m.tensor([9])), False),
+    ("masked_fill", lambda m: m.ones(3, 4).masked_fill(m.ones(5) > 0, 0.0), False),
+    ("setitem", lambda m: m.ones(3, 4).__setitem__(slice(None), m.ones(5)), False),
+    ("copy_", lambda m: m.ones(3, 4).copy_(m.ones(5)), False),
+]
+
+
+def _raise(fn, mod):
+    with pytest.raises(Exception) as info:
+        fn(mod)
+    return info.value
+
+
+@needs_torch
+@pytest.mark.parametrize("name, fn, same_text", CASES, ids=[c[0] for c in CASES])
+def test_error_type_and_text_match_torch(name, fn, same_text):
+    ours, theirs = _raise(fn, ember), _raise(fn, torch)
+    assert type(ours) is type(theirs), (name, ours, theirs)
+    if same_text:
+        assert str(ours) == str(theirs)
+
+
+def test_broadcast_failure_is_a_runtime_error_naming_the_sizes():
+    with pytest.raises(RuntimeError, match=r"tensor a \(3\) must match the size of tensor b "
+                                           r"\(4\) at non-singleton dimension 0"):
+        ember.ones(3) + ember.ones(4)
+    # ``except RuntimeError`` in user code catches it; nothing NumPy leaks through
+    try:
+        ember.ones(2, 3) * ember.ones(2, 4)
+    except RuntimeError as e:
+        assert "numpy" not in str(e).lower() and "operands could not" not in str(e)
