@@ -5,6 +5,8 @@ Each is a thin entry point onto ``ember.ops`` with PyTorch's signature; the laye
 (one file each below), and this module gathers them under PyTorch's single namespace.
 """
 
+import sys
+
 from ember.nn.functional import (
     activation,
     conv,
@@ -29,15 +31,9 @@ from ember.nn.functional.distance import *  # noqa: F403
 from ember.nn.functional.attention import *  # noqa: F403
 from ember.ops.linear import bilinear, linear
 
-__all__ = ["linear", "bilinear"] + [name for family in (
-    activation,
-    conv,
-    pooling,
-    normalization,
-    dropout,
-    sparse,
-    loss,
-    vision,
-    distance,
-    attention,
-) for name in family.__all__]
+# The star imports rebind some family names to functions (``dropout`` is a module here and
+# then PyTorch's function of that name): take the family modules from sys.modules.
+_FAMILIES = [sys.modules[f"{__name__}.{name}"] for name in (
+    "activation", "conv", "pooling", "normalization", "dropout", "sparse", "loss", "vision",
+    "distance", "attention")]
+__all__ = ["linear", "bilinear"] + [name for family in _FAMILIES for name in family.__all__]

@@ -1,0 +1,218 @@
+"""Primitives behind ``ember.nn.functional``'s normalization and dropout layers.
+
+``layer_norm`` and ``batch_norm`` are primitives rather than compositions of ``mean``/``var``
+because both sit in every training step of the models they serve: forward runs on raw arrays
+in a few fused passes (the row sums are BLAS products), and the first-order backward is the
+closed form on arrays. When backward itself is recorded (``create_graph=True``) the same closed
+form is evaluated with Tensor ops on the saved input, so double backward works.
+
+Dropout's masks are drawn here from ember's generator and applied by one multiply (``MaskMul``,
+torch's ``MulBackward0``); alpha dropout adds an offset (``MaskAffine``).
+
+nn-only: these are reached through ``ember.nn.functional``, so this file is not one of the
+``ember.ops.FAMILIES`` (it exports no ``ember.*`` names).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember import _dtype
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function
+from ember.ops._dispatch import xp_of
+from ember.random.generator import default_generator
+from ember.tensor import _wrap
+
+_F32 = _dtype.float32._np
+_F64 = _dtype.float64._np
+_state = _gm.state
+
+__all__: list[str] = []
+
+
+def _acc(x):
+    """``x`` in its compute type: float16 is normalized in float32, as PyTorch's CPU kernels."""
+    return x.astype(_F32) if x.dtype.char == "e" else x
+
+
+def _rowsum(a):
+    """Sums of the rows of a 2-D array as an ``(m, 1)`` column: a BLAS product with a vector of
+    ones, several times faster than ``sum(axis=1)`` for short rows."""
+    xp = xp_of(a)
+    return a.dot(xp.ones(a.shape[1], dtype=a.dtype)).reshape(-1, 1)
+
+
+def _rowdot(a, b):
+    """Row-wise dot products of two 2-D arrays as an ``(m, 1)`` column, in one pass."""
+    return xp_of(a).einsum("ij,ij->i", a, b).reshape(-1, 1)
+
+
+# ---- layer_norm --------------------------------------------------------------------------------
+class NativeLayerNorm(Function):
+    """Normalize ``x`` over its last ``k`` dims, then scale by ``w`` and shift by ``b`` (each
+    None or of the normalized shape). Arguments are validated by ``F.layer_norm``."""
+
+    _array_forward = True
+    _node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, k, eps):
+        shape = x.shape
+        n = math.prod(shape[len(shape) - k:])
+        m = math.prod(shape[:len(shape) - k])
+        xp = xp_of(x)
+        ctx.save_for_backward(x, w)
+        ctx.k, ctx.eps = k, eps
+        if xp.device_type == "meta" or x.size == 0:
+            ctx.xhat = None
+            return xp.empty(shape, dtype=x.dtype)
+        x2 = _acc(x).reshape(m, n)
+        xc = x2 - _rowsum(x2) / n
+        rstd = _rowdot(xc, xc)
+        rstd /= n
+        rstd += eps
+        xp.sqrt(rstd, out=rstd)
+        xp.divide(1.0, rstd, out=rstd)
+        xc *= rstd  # now x-hat
+        if w is not None:
+            out = xc * _acc(w).reshape(1, n)
+            if b is not None:
+                out += _acc(b).reshape(1, n)
+        elif b is not None:
+            out = xc + _acc(b).reshape(1, n)
+        else:
+            out = xc.copy()
+        ctx.xhat, ctx.rstd = xc, rstd
+        return out.reshape(shape).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if _state.enabled or ctx.xhat is None:  # create_graph: the same formula, recorded
+            return _layer_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b)
+        xhat, rstd = ctx.xhat, ctx.rstd
+        m, n = xhat.shape
+        g2 = _acc(g._data).reshape(m, n)
+        gx = gw = gb = None
+        if need_w:
+            gw = _wrap(_colsum(g2 * xhat).reshape(w.shape).astype(w.dtype, copy=False))
+        if need_b:
+            gb = _wrap(_colsum(g2).reshape(w.shape if w is not None else x.shape[-ctx.k:])
+                       .astype(x.dtype, copy=False))
+        if need_x:
+            # y = xhat * w + b,  xhat = (x - mean) * rstd  =>
+            # dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)),  gh = g * w
+            gh = g2 * _acc(w._data).reshape(1, n) if w is not None else g2
+            c = _rowdot(gh, xhat)
+            c /= n
+            a = _rowsum(gh)
+            a /= n
+            t = xhat * c
+            t += a
+            gx = gh - t
+            gx *= rstd
+            gx = _wrap(gx.reshape(x.shape).astype(x.dtype, copy=False))
+        return gx, gw, gb, None, None
+
+
+def _colsum(a):
+    """Sums of the columns of a 2-D array (a BLAS product with a vector of ones)."""
+    xp = xp_of(a)
+    return xp.ones(a.shape[0], dtype=a.dtype).dot(a)
+
+
+def _layer_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b):
+    k, eps = ctx.k, ctx.eps
+    dims = tuple(range(x.dim() - k, x.dim()))
+    lead = tuple(range(x.dim() - k))
+    xf = x.float() if x.dtype == _dtype.float16 else x
+    mean = xf.mean(dims, keepdim=True)
+    xc = xf - mean
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rstd
+    gx = gw = gb = None
+    if need_w:
+        gw = (g * xhat).sum(lead) if lead else g * xhat
+    if need_b:
+        gb = g.sum(lead) if lead else g
+    if need_x:
+        gh = g * w if w is not None else g
+        gx = rstd * (gh - gh.mean(dims, keepdim=True)
+                     - xhat * (gh * xhat).mean(dims, keepdim=True))
+    return gx, gw, gb, None, None
+
+
+# ---- dropout -----------------------------------------------------------------------------------
+def _uniform(shape, dtype, generator):
+    """U[0, 1) draws of ``shape`` (float64 for float64 inputs, float32 otherwise)."""
+    gen = default_generator if generator is None else generator
+    if dtype == _F64:
+        return gen._rng.random(shape)
+    return gen._rng.random(shape, dtype=_F32)
+
+
+def dropout_mask(x, p: float, noise_shape, generator=None):
+    """The scaled keep mask of inverted dropout, broadcastable to raw array ``x``: each entry
+    ``1 / (1 - p)`` with probability ``1 - p``, else 0 (``noise_shape`` has 1 on the feature
+    dims that share a draw)."""
+    xp = xp_of(x)
+    if xp.device_type == "meta":
+        return xp.empty(noise_shape, dtype=x.dtype)
+    q = 1.0 - p
+    keep = _uniform(noise_shape, x.dtype, generator) < q
+    mask = xp.asarray(keep, dtype=x.dtype)
+    mask *= mask.dtype.type(1.0 / q)
+    return mask
+
+
+# NOTE: matches torch: alpha dropout's constants (SELU's alpha * scale).
+_ALPHA = 1.7580993408473766
+
+
+def alpha_dropout_masks(x, p: float, noise_shape, generator=None):
+    """``(a * keep, b)`` for alpha dropout ``y = x * a * keep + b``: dropped entries go to SELU's
+    negative saturation value and ``a``, ``b`` keep the mean and variance of a unit input."""
+    xp = xp_of(x)
+    if xp.device_type == "meta":
+        return xp.empty(noise_shape, dtype=x.dtype), xp.empty(noise_shape, dtype=x.dtype)
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    keep = xp.asarray(_uniform(noise_shape, x.dtype, generator) < 1.0 - p, dtype=x.dtype)
+    b = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
+    keep *= keep.dtype.type(a)
+    return keep, b.astype(x.dtype, copy=False)
+
+
+class MaskMul(Function):
+    """``x * mask`` for a constant raw-array ``mask`` (broadcast to ``x``)."""
+
+    _array_forward = True
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.mask = mask
+        return x * mask
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * _wrap(ctx.mask), None
+
+
+class MaskAffine(Function):
+    """``x * a + b`` for constant raw arrays ``a`` and ``b`` (alpha dropout)."""
+
+    _array_forward = True
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, a, b):
+        ctx.a = a
+        out = x * a
+        out += b
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * _wrap(ctx.a), None, None
