@@ -20,6 +20,11 @@ import numpy as np
 import ember
 
 try:
+    from bench import train
+except ImportError:  # run as a script: python bench/run.py
+    import train
+
+try:
     import torch
 except ImportError:  # the script must run without torch
     torch = None
@@ -127,6 +132,34 @@ def linear_call(quick):
 
     compare("nn.Linear(16, 16) on (1, 16), no_grad", no_grad(lin, x, ember.no_grad),
             tlin and no_grad(tlin, tx, torch.no_grad), number)
+
+
+def _train_workload(name, builder, what):
+    def run(quick):
+        print(f"  {what}")
+        try:
+            ember_step = builder(ember, quick)
+            ember_step()  # the first call builds lazily allocated state (momentum buffers)
+        except (NotImplementedError, AttributeError) as e:
+            print(f"  ember cannot run this workload yet: {type(e).__name__}: {e}")
+            return
+        torch_step = builder(torch, quick) if torch is not None else None
+        t0 = time.perf_counter()
+        ember_step()
+        once = time.perf_counter() - t0
+        number = max(1, min(200, int(0.25 / max(once, 1e-6))))
+        me, mt = compare(name, ember_step, torch_step, number, rounds=5 if quick else 7,
+                         unit="ms")
+        if name == "mlp-large":
+            flop = train.mlp_large_flop(quick)
+            extra = f"   torch {flop / mt / 1e6:8.1f} GFLOP/s" if mt else ""
+            print(f"  {'':<40} ember {flop / me / 1e6:8.1f} GFLOP/s{extra}")
+
+    return run
+
+
+for _name, (_builder, _what) in train.TRAIN_WORKLOADS.items():
+    workload(_name)(_train_workload(_name, _builder, _what))
 
 
 def _rss_peak_reset() -> bool:
