@@ -59,6 +59,8 @@ from ember.ops.creation import (  # noqa: F401
     ones_like,
     scalar_tensor,
     tensor,
+    tril_indices,
+    triu_indices,
     zeros,
     zeros_like,
 )
@@ -118,4 +120,4 @@ def is_nonzero(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
-from ember import func, nn  # noqa: F401,E402
+from ember import backends, cuda, func, nn  # noqa: F401,E402

@@ -341,3 +341,55 @@ def _legacy_new(cls, *args, **kwargs):
     else:
         raise TypeError(f"Tensor() expects sizes or one data argument, got {args!r}")
     return _init(t, data)
+
+
+# ---- Tensor.new_* (same dtype and device as the tensor unless given) -------------------------
+def _new(fill):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+        return _filled(size, fill, dtype or self.dtype, device or self.device, requires_grad)
+
+    return method
+
+
+Tensor.new_zeros = _new(0)
+Tensor.new_ones = _new(1)
+Tensor.new_empty = _new(None)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value,
+                   dtype or self.dtype, device or self.device, requires_grad)
+
+
+Tensor.new_full = _new_full
+Tensor.new_zeros.__doc__ = "Zeros of ``size`` with this tensor's dtype and device by default."
+Tensor.new_ones.__doc__ = "Ones of ``size`` with this tensor's dtype and device by default."
+Tensor.new_empty.__doc__ = "Uninitialized, of ``size``, with this tensor's dtype and device."
+
+
+# ---- triangle indices ---------------------------------------------------------------------------
+def _tri_indices(name, lower):
+    def fn(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None,
+           pin_memory=False) -> Tensor:
+        for arg, v in (("row", row), ("col", col)):
+            if v < 0:
+                raise RuntimeError(f"{arg} must be non-negative, got{v}")
+        xp = _xp(device)
+        npd = _np_dtype(dtype, _dtype.int64)
+        if npd.kind not in "iu":
+            raise RuntimeError(f'"{name}" not implemented for \'{_dtype.from_np(npd).name}\'')
+        idx = (xp.tril_indices if lower else xp.triu_indices)(row, offset, col)
+        return _finish(xp.stack(idx).astype(npd), False)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"The (2, N) row and column indices of the {'lower' if lower else 'upper'} "
+                  f"triangle of a ``row x col`` matrix (diagonal ``offset``), row-major.")
+    return fn
+
+
+tril_indices = _tri_indices("tril_indices", True)
+triu_indices = _tri_indices("triu_indices", False)
