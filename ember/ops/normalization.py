@@ -97,10 +97,10 @@ class NativeLayerNorm(Function):
         g2 = _acc(g._data).reshape(m, n)
         gx = gw = gb = None
         if need_w:
-            gw = _wrap(_colsum(g2 * xhat).reshape(w.shape).astype(w.dtype, copy=False))
+            gw = _wrap(_colsum(g2 * xhat).reshape(w.shape).astype(w._data.dtype, copy=False))
         if need_b:
             gb = _wrap(_colsum(g2).reshape(w.shape if w is not None else x.shape[-ctx.k:])
-                       .astype(x.dtype, copy=False))
+                       .astype(x._data.dtype, copy=False))
         if need_x:
             # y = xhat * w + b,  xhat = (x - mean) * rstd  =>
             # dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)),  gh = g * w
@@ -113,7 +113,7 @@ class NativeLayerNorm(Function):
             t += a
             gx = gh - t
             gx *= rstd
-            gx = _wrap(gx.reshape(x.shape).astype(x.dtype, copy=False))
+            gx = _wrap(gx.reshape(x.shape).astype(x._data.dtype, copy=False))
         return gx, gw, gb, None, None
 
 

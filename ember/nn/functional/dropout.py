@@ -29,8 +29,9 @@ def _check_input(fn: str, input) -> None:
 
 
 def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool,
-           alpha: bool) -> Tensor:
-    """PyTorch's dropout kernel, shared by the six forms."""
+           alpha: bool, batched: bool = True) -> Tensor:
+    """PyTorch's dropout kernel, shared by the six forms. ``feature``: one draw per channel
+    (per ``[n, c]``; per ``[c]`` when not ``batched``, where PyTorch adds a batch dim of 1)."""
     x = input._data
     # NOTE: matches torch: p == 0, eval mode and empty inputs return the input itself
     if p == 0 or not training or x.size == 0:
@@ -40,9 +41,10 @@ def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
         mask = xp_of(x).zeros((), dtype=x.dtype)
         return input.mul_(_wrap(mask)) if inplace else MaskMul.apply(input, mask)
     if feature:
-        if x.ndim < 2:
+        lead = 2 if batched else 1
+        if x.ndim + (not batched) < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        shape = x.shape[:2] + (1,) * (x.ndim - 2)
+        shape = x.shape[:lead] + (1,) * (x.ndim - lead)
     else:
         shape = x.shape
     if alpha:
@@ -88,15 +90,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _unbatched(input, nd == 3, p, training, inplace)
-
-
-def _unbatched(input: Tensor, batched: bool, p, training, inplace) -> Tensor:
-    if batched:
-        return _apply(input, p, training, inplace, True, False)
-    x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    y = _apply(x, p, training, inplace, True, False)
-    return y.squeeze_(0) if inplace else y.squeeze(0)
+    return _apply(input, p, training, inplace, True, False, nd == 3)
 
 
 def _rank_warning(fn: str, nd: int, spatial: str, ok: str) -> None:
@@ -150,7 +144,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     nd = input.dim()
     if nd not in (4, 5):
         _rank_warning("dropout3d", nd, "3", "4D or 5D")
-    return _unbatched(input, nd == 5, p, training, inplace)
+    return _apply(input, p, training, inplace, True, False, nd == 5)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
