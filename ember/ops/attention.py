@@ -1,0 +1,173 @@
+"""Scaled dot-product attention as one primitive, the op behind ``nn.functional``'s
+``scaled_dot_product_attention`` and ``multi_head_attention_forward``.
+
+``Attention`` computes ``softmax(q @ k^T * scale + mask) @ v`` on raw arrays in one forward:
+the score matrix is made once and turned into the attention weights in place (mask and causal
+bias added, max subtracted, exponentiated and normalized without further temporaries). As a
+composite of matmul, mul, add, softmax and matmul it would make five score-sized arrays and
+five graph nodes. It returns the output and the weights; the weights are a second output so
+that ``need_weights`` callers get them without recomputation, and so that backward reads them
+as a saved *output*, which keeps double backward exact.
+
+Backward has two bodies: Tensor ops (used while recording, i.e. under ``create_graph``, so
+second derivatives work) and raw arrays with in-place updates (the usual case, one pass fewer
+over the score-sized arrays per step). A test compares the two.
+
+nn-only: not one of ``ember.ops.FAMILIES``; ``ember.nn.functional.attention`` imports it.
+"""
+
+from __future__ import annotations
+
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function
+from ember.ops._dispatch import xp_of
+from ember.tensor import _wrap
+
+_state = _gm.state
+_causal_cache: dict = {}
+
+
+def causal_bias(xp, q_len: int, k_len: int, dtype):
+    """The ``(q_len, k_len)`` additive mask of causal attention: 0 on and below the diagonal
+    (query i sees keys 0..i, aligned top-left as PyTorch's ``is_causal``), -inf above.
+    Cached per shape and dtype: a training loop asks for the same one every step."""
+    key = (xp, q_len, k_len, dtype)
+    bias = _causal_cache.get(key)
+    if bias is None:
+        bias = xp.triu(xp.full((q_len, k_len), -xp.inf, dtype=dtype), 1)
+        bias.flags.writeable = False
+        if len(_causal_cache) > 64:  # many distinct lengths: keep the cache bounded
+            _causal_cache.clear()
+        _causal_cache[key] = bias
+    return bias
+
+
+def _softmax_rows(xp, s, safe: bool):
+    """Softmax of ``s`` along its last axis, in place. With ``safe``, a row that is all -inf
+    (every key masked) gives zeros instead of NaN."""
+    m = s.max(axis=-1, keepdims=True)
+    if safe:
+        dead = m == -xp.inf
+        if dead.any():
+            m[dead] = 0  # exp(-inf - 0) = 0: the row sums to 0, fixed below
+        else:
+            safe = False
+    s -= m
+    xp.exp(s, out=s)
+    total = s.sum(axis=-1, keepdims=True)
+    if safe:
+        total[total == 0] = 1
+    s /= total
+    return s
+
+
+class Attention(Function):
+    """``(softmax(q @ k^T * scale + mask) * keep) @ v`` and the weights it used.
+
+    Arguments: ``q (..., L, E)``, ``k (..., S, E)``, ``v (..., S, Ev)`` (batch dims
+    broadcast), ``mask`` None, bool (True = take part) or float (added), broadcastable to
+    ``(..., L, S)``; ``scale`` a float; ``causal`` a bool; ``keep`` None or the dropout
+    multiplier (0 or 1/(1-p), shaped as the scores); ``safe`` whether all-masked rows give 0
+    (SDPA) or NaN (``multi_head_attention_forward``'s ``need_weights`` path). Validated by
+    the callers.
+    """
+
+    _array_forward = True
+    _node_name = "ScaledDotProductAttentionBackward0"
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale, causal, keep, safe):
+        xp = xp_of(q)
+        s = xp.matmul(q, xp.swapaxes(k, -1, -2))
+        s *= scale
+        if mask is not None:
+            if mask.dtype.kind == "b":
+                mask = xp.where(mask, xp.zeros((), s.dtype), xp.asarray(-xp.inf, s.dtype))
+            elif mask.dtype != s.dtype:
+                mask = mask.astype(s.dtype)
+            if xp.broadcast_shapes(s.shape, mask.shape) == s.shape:
+                s += mask
+            else:  # the mask has more batch dims than the scores
+                s = s + mask
+        if causal:
+            s += causal_bias(xp, s.shape[-2], s.shape[-1], s.dtype)
+        p = _softmax_rows(xp, s, safe)
+        used = p if keep is None else p * keep
+        out = xp.matmul(used, v)
+        ctx.scale = scale
+        ctx.keep = keep
+        # the weights are saved as an output (rebuilt with this node as grad_fn); with dropout
+        # the output is ``p * keep`` and ``p`` itself is kept as a constant
+        ctx.save_for_backward(q, k, v, p)
+        return out, used
+
+    @staticmethod
+    def backward(ctx, g_out, g_used):
+        if _state.enabled:
+            return _backward_tensors(ctx, g_out, g_used)
+        return _backward_arrays(ctx, g_out, g_used)
+
+
+# An unused second output (SDPA's weights) reaches backward as None, not as a zero array.
+Attention._Node.materialize_grads = False
+
+
+def _backward_tensors(ctx, g_out, g_used):
+    q, k, v, p = ctx.saved_tensors
+    need_q, need_k, need_v, need_m = ctx.needs_input_grad[:4]
+    keep = ctx.keep
+    used = p if keep is None else p * keep
+    gq = gk = gv = gm = None
+    # out = used @ v  =>  d used = g v^T,  d v = used^T g
+    if g_out is not None:
+        if need_v:
+            gv = used.mT @ g_out
+        g_used = g_out @ v.mT if g_used is None else g_used + g_out @ v.mT
+    if g_used is None or not (need_q or need_k or need_m):
+        return gq, gk, gv, gm, None, None, None, None
+    gp = g_used if keep is None else g_used * keep
+    # d softmax: ds = p * (dp - sum(dp * p))
+    gs = p * (gp - (gp * p).sum(-1, keepdim=True))
+    if need_m:
+        gm = gs
+    gs = gs * ctx.scale
+    if need_q:
+        gq = gs @ k
+    if need_k:
+        gk = gs.mT @ q
+    return gq, gk, gv, gm, None, None, None, None
+
+
+def _backward_arrays(ctx, g_out, g_used):
+    q, k, v, p = (t._data for t in ctx.saved_tensors)
+    need_q, need_k, need_v, need_m = ctx.needs_input_grad[:4]
+    xp = xp_of(p)
+    keep = ctx.keep
+    gq = gk = gv = gm = None
+    if g_out is not None:
+        g = g_out._data
+        if need_v:
+            used = p if keep is None else p * keep
+            gv = _wrap(xp.matmul(xp.swapaxes(used, -1, -2), g))
+        gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
+        if g_used is not None:
+            gp += g_used._data
+    elif g_used is not None:
+        gp = g_used._data.copy()
+    else:
+        gp = None
+    if gp is None or not (need_q or need_k or need_m):
+        return gq, gk, gv, gm, None, None, None, None
+    if keep is not None:
+        gp *= keep
+    # d softmax: ds = p * (dp - sum(dp * p)), written into gp
+    gp -= xp.einsum("...i,...i->...", gp, p)[..., None]
+    gp *= p
+    if need_m:
+        gm = _wrap(gp.copy() if (need_q or need_k) else gp)
+    gp *= ctx.scale
+    if need_q:
+        gq = _wrap(xp.matmul(gp, k))
+    if need_k:
+        gk = _wrap(xp.matmul(xp.swapaxes(gp, -1, -2), q))
+    return gq, gk, gv, gm, None, None, None, None
