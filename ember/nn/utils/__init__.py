@@ -1,3 +1,3 @@
 """``ember.nn.utils`` (PyTorch's ``torch.nn.utils``)."""
 
-from ember.nn.utils import stateless  # noqa: F401
+from ember.nn.utils import rnn, stateless  # noqa: F401
