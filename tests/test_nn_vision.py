@@ -157,3 +157,109 @@ def test_pad_does_not_change_the_incoming_gradient():
     before = g.numpy().copy()
     y.backward(g)
     np.testing.assert_array_equal(g.numpy(), before)
+
+
+# ---- interpolate ----------------------------------------------------------------------------
+_SPATIAL = {3: (5,), 4: (4, 6), 5: (3, 4, 5)}
+_MODE_RANKS = [("nearest", 3), ("nearest", 4), ("nearest", 5), ("nearest-exact", 3),
+               ("nearest-exact", 4), ("nearest-exact", 5), ("linear", 3), ("bilinear", 4),
+               ("bicubic", 4), ("trilinear", 5), ("area", 3), ("area", 4), ("area", 5)]
+_SIZES = [{"size": 1}, {"size": 2}, {"size": 7}, {"scale_factor": 2}, {"scale_factor": 0.5},
+          {"scale_factor": 1.7}, {"scale_factor": 0.4, "recompute_scale_factor": True},
+          {"scale_factor": 2.5, "recompute_scale_factor": False}, {"scale_factor": 1.0}]
+
+
+def _interp_kw(mode, sizes, align_corners):
+    kw = dict(sizes, mode=mode)
+    if mode not in ("nearest", "nearest-exact", "area"):
+        kw["align_corners"] = align_corners
+    return kw
+
+
+_NO_CORNERS = ("nearest", "nearest-exact", "area")
+_INTERP_CASES = [(m, r, s, a) for m, r in _MODE_RANKS for s in _SIZES
+                 for a in ((False,) if m in _NO_CORNERS else (False, True))]
+
+
+@needs_torch
+@pytest.mark.parametrize("mode,rank,sizes,align_corners", _INTERP_CASES)
+def test_interpolate_matches_torch(mode, rank, sizes, align_corners):
+    kw = _interp_kw(mode, sizes, align_corners)
+    x = _rand(2, 3, *_SPATIAL[rank])
+    # area's node is torch's adaptive pooling's, which varies (Squeeze, Mean...) by shape
+    _parity(lambda t: F.interpolate(t, **kw), lambda t: TF.interpolate(t, **kw), x, tol=1e-12,
+            node=mode != "area")
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest", "nearest-exact", "area"])
+def test_interpolate_float32_close_to_torch(mode):
+    x = _rand(2, 3, 5, 7).astype(np.float32)
+    for kw in ({"scale_factor": 1.7}, {"size": (4, 9)}):
+        y = F.interpolate(ember.tensor(x), mode=mode, **kw)
+        assert y.dtype == ember.float32
+        np.testing.assert_allclose(y.numpy(), TF.interpolate(torch.tensor(x), mode=mode,
+                                                              **kw).numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("mode,shape", [("linear", (1, 2, 4)), ("bilinear", (1, 2, 3, 4)),
+                                        ("bicubic", (1, 2, 3, 4)), ("trilinear", (1, 1, 2, 3, 3)),
+                                        ("nearest", (1, 2, 3, 4)), ("area", (1, 2, 5, 4))])
+def test_interpolate_gradcheck_and_double_backward(mode, shape):
+    x = ember.tensor(_rand(*shape), requires_grad=True)
+    kw = {"scale_factor": 1.5} if mode != "area" else {"size": 3}
+    assert ember.autograd.gradcheck(lambda t: F.interpolate(t, mode=mode, **kw), (x,))
+    assert ember.autograd.gradgradcheck(lambda t: F.interpolate(t, mode=mode, **kw) ** 2, (x,))
+
+
+def test_interpolate_on_meta_gives_shapes():
+    x = ember.empty(2, 3, 8, 8, device="meta")
+    for mode in ("nearest", "bilinear", "bicubic", "area"):
+        y = F.interpolate(x, scale_factor=2, mode=mode)
+        assert y.shape == (2, 3, 16, 16) and y.device.type == "meta"
+
+
+@needs_torch
+@pytest.mark.parametrize("shape,kw", [
+    ((1, 2, 4), {"size": 0}), ((1, 2, 4), {"scale_factor": 0.1}),
+    ((1, 2, 4, 4), {"scale_factor": 0.1, "mode": "bilinear"}),
+    ((1, 2, 4, 4), {"size": (0, 3), "mode": "bicubic"}),
+    ((1, 2, 3, 4, 5), {"size": (1, 0, 2), "mode": "trilinear"}),
+    ((1, 2, 4), {"size": (2.0,)}), ((1, 2, 4), {"size": (2, 3)}),
+    ((1, 2, 4), {"scale_factor": (2, 3)}), ((1, 2, 4), {"scale_factor": -1.0}),
+    ((1, 2, 4), {}), ((1, 2, 4), {"size": 3, "scale_factor": 2}),
+    ((1, 2, 4), {"size": 3, "recompute_scale_factor": True}),
+    ((1, 2, 4), {"size": 3, "align_corners": True}),
+    ((1, 2, 4), {"size": 3, "align_corners": False, "mode": "area"}),
+    ((1, 2, 4), {"size": 3, "antialias": True, "mode": "linear"}),
+    ((1, 2, 4), {"size": 3, "mode": "bilinear"}), ((1, 2, 4, 4), {"size": 3, "mode": "linear"}),
+    ((1, 2, 4, 4, 4), {"size": 3, "mode": "bilinear"}), ((1, 2, 4, 4), {"size": 3, "mode": "foo"}),
+    ((2, 4), {"size": 3}), ((1, 2, 4), {"size": 3, "mode": "bicubic"}),
+    ((1, 0, 4, 4), {"size": 3, "mode": "bilinear"}),
+    ((1, 2, 0, 4), {"size": 3, "mode": "bilinear"}),
+])
+def test_interpolate_errors_match_torch(shape, kw):
+    x = _rand(*shape)
+    with pytest.raises(Exception) as expected:
+        TF.interpolate(torch.tensor(x), **kw)
+    with pytest.raises(expected.type, match=None) as got:
+        F.interpolate(ember.tensor(x), **kw)
+    assert str(got.value) == str(expected.value)
+
+
+def test_interpolate_antialias_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="antialias"):
+        F.interpolate(ember.ones(1, 1, 4, 4), size=2, mode="bilinear", antialias=True)
+
+
+@needs_torch
+@pytest.mark.parametrize("fn,kw", [("upsample", {"mode": "bilinear"}), ("upsample", {}),
+                                   ("upsample_nearest", {}), ("upsample_bilinear", {})])
+def test_deprecated_upsample_functions_warn_and_match(fn, kw):
+    x = _rand(1, 2, 3, 4)
+    with pytest.warns(UserWarning, match=f"`nn.functional.{fn}` is deprecated") as rec:
+        y = getattr(F, fn)(ember.tensor(x), scale_factor=2, **kw)
+    assert rec[0].filename == __file__  # points at the caller
+    with pytest.warns(UserWarning):
+        t = getattr(TF, fn)(torch.tensor(x), scale_factor=2, **kw)
+    np.testing.assert_allclose(y.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)

@@ -14,6 +14,10 @@ circular borders are slices of it, replicate borders a broadcast of its edge).
 
 from __future__ import annotations
 
+import functools
+import math
+
+from ember import backend
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 
@@ -207,4 +211,242 @@ def pad_node(mode: str, k: int, fold: bool = False) -> type:
         base = PadFold if fold else Pad
         cls = _NODES[key] = type(base.__name__ + name.split("Backward")[0], (base,),
                                  {"_node_name": name})
+    return cls
+
+
+# ---- resampling ---------------------------------------------------------------------------
+# ``F.interpolate``'s linear modes (linear, bilinear, trilinear, bicubic, area) are separable:
+# along each spatial axis the output is a fixed (out, in) matrix times the input. ``Resample``
+# applies one matrix per axis as a GEMM; its gradient applies the transposed matrices (the
+# transposed weighted scatter, with no scatter). Nearest modes gather one input index per output
+# position; the gradient sums the runs of equal indices (``add.reduceat``: the indices are
+# non-decreasing, so no scatter either).
+
+_cpu = backend.cpu
+
+
+def _ratio(n_in: int, n_out: int, align_corners: bool, scale, dt):
+    """PyTorch's source/destination coordinate ratio, in the input's float type ``dt``."""
+    if align_corners:
+        return dt(n_in - 1) / dt(n_out - 1) if n_out > 1 else dt(0)
+    if scale is not None and scale > 0:
+        # NOTE: matches torch: a given scale_factor is used as is (1/scale), not in/out
+        return dt(1.0 / scale)
+    return dt(n_in) / dt(n_out)
+
+
+def _source(n_in, n_out, align_corners, scale, dt, cubic):
+    r = _ratio(n_in, n_out, align_corners, scale, dt)
+    o = _cpu.arange(n_out).astype(dt)
+    if align_corners:
+        return r * o
+    src = r * (o + dt(0.5)) - dt(0.5)
+    # NOTE: matches torch: linear modes clamp negative coordinates to 0, cubic keeps them
+    return src if cubic else _cpu.maximum(src, dt(0))
+
+
+def _guard(src, n_in, dt):
+    """Integer part (at most n_in - 1) and fraction (clamped to [0, 1]) of ``src``."""
+    i0 = _cpu.minimum(_cpu.floor(src).astype(_cpu.int64), n_in - 1)
+    lam = _cpu.clip(src - i0.astype(dt), dt(0), dt(1))
+    return i0, lam
+
+
+@functools.lru_cache(maxsize=256)
+def _linear_matrix(n_in, n_out, align_corners, scale, dtname):
+    dt = _cpu.dtype(dtname).type
+    i0, lam = _guard(_source(n_in, n_out, align_corners, scale, dt, False), n_in, dt)
+    i1 = i0 + (i0 < n_in - 1)
+    m = _cpu.zeros((n_out, n_in), dt)
+    rows = _cpu.arange(n_out)
+    m[rows, i0] += dt(1) - lam
+    m[rows, i1] += lam
+    return m
+
+
+def _cubic_coeffs(t, dt):
+    """Keys' cubic convolution weights (A = -0.75, as PyTorch) of the 4 taps around ``t``."""
+    a = dt(-0.75)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + dt(1)), near(t), near(dt(1) - t), far(dt(2) - t)
+
+
+@functools.lru_cache(maxsize=256)
+def _cubic_matrix(n_in, n_out, align_corners, scale, dtname):
+    dt = _cpu.dtype(dtname).type
+    i0, lam = _guard(_source(n_in, n_out, align_corners, scale, dt, True), n_in, dt)
+    m = _cpu.zeros((n_out, n_in), dt)
+    rows = _cpu.arange(n_out)
+    for j, w in enumerate(_cubic_coeffs(lam, dt)):
+        # NOTE: matches torch: taps beyond the border read the border element (clamped index),
+        # so their weights add up there; within one tap no (row, col) repeats
+        m[rows, _cpu.clip(i0 - 1 + j, 0, n_in - 1)] += w
+    return m
+
+
+@functools.lru_cache(maxsize=256)
+def _area_matrix(n_in, n_out, dtname):
+    """Adaptive average pooling: output i averages input [floor(i*in/out), ceil((i+1)*in/out))."""
+    m = _cpu.zeros((n_out, n_in), dtname)
+    for i in range(n_out):
+        lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def resample_matrix(mode, n_in, n_out, align_corners, scale, dtname):
+    """The (n_out, n_in) matrix of ``mode`` along one axis (a cached CPU array: read only)."""
+    if mode == "area":
+        return _area_matrix(n_in, n_out, dtname)
+    if mode == "bicubic":
+        return _cubic_matrix(n_in, n_out, align_corners, scale, dtname)
+    return _linear_matrix(n_in, n_out, align_corners, scale, dtname)
+
+
+@functools.lru_cache(maxsize=256)
+def nearest_index(n_in, n_out, scale, exact):
+    """PyTorch's nearest (``exact=False``) or nearest-exact source index of each output."""
+    f32 = _cpu.float32
+    s = f32(1.0 / scale) if scale is not None and scale > 0 else f32(n_in) / f32(n_out)
+    o = _cpu.arange(n_out)
+    if exact:
+        # NOTE: matches torch: (o + 0.5) * scale in double, rounded to float, then floored
+        idx = _cpu.floor(((o + 0.5) * s).astype(f32)).astype(_cpu.int64)
+    elif n_out == n_in:  # NOTE: matches torch: these two ratios bypass the scale
+        idx = o
+    elif n_out == 2 * n_in:
+        idx = o >> 1
+    else:
+        idx = _cpu.floor(o.astype(f32) * s).astype(_cpu.int64)
+    idx = _cpu.minimum(idx, n_in - 1)
+    # the runs of equal indices (idx is non-decreasing), for the gradient's sums
+    present, starts = _cpu.unique(idx, return_index=True)
+    return idx, present, starts
+
+
+def _apply_matrices(x, mats):
+    """``x`` with ``mats[j]`` (out, in) applied along each of its last ``len(mats)`` axes
+    (``None``: that axis unchanged). The last axis is one GEMM over all other dims folded;
+    the others one batched GEMM each."""
+    xp = xp_of(x)
+    k = len(mats)
+    for j in range(k - 1, -1, -1):
+        m = mats[j]
+        if m is None:
+            continue
+        if xp is not _cpu:
+            m = xp.asarray(m)
+        shape = x.shape
+        d = x.ndim - k + j
+        pre, n, post = math.prod(shape[:d]), shape[d], math.prod(shape[d + 1:])
+        if post == 1:
+            y = x.reshape(pre, n).dot(m.T)
+        elif pre == 1:
+            y = m.dot(x.reshape(n, post))
+        else:
+            y = xp.matmul(m, x.reshape(pre, n, post))
+        x = y.reshape(shape[:d] + (m.shape[0],) + shape[d + 1:])
+    return x
+
+
+class Resample(Function):
+    """``x`` times one matrix per trailing axis; ``mats`` and their transposes ``mats_t`` are
+    read-only arrays of the input's float type. Linear in ``x``: the gradient is the same op
+    with the transposes."""
+
+    _array_forward = True
+    _node_name = "UpsampleBilinear2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mats, mats_t):
+        ctx.mats, ctx.mats_t = mats, mats_t
+        half = x.dtype.char == "e"
+        y = _apply_matrices(x.astype(_cpu.float32) if half else x, mats)
+        return y.astype(x.dtype) if half else y
+
+    @staticmethod
+    def backward(ctx, g):
+        cls = resample_node(ctx._function._node_name, fold=True)
+        return cls.apply(g, ctx.mats_t, ctx.mats), None, None
+
+
+class NearestGather(Function):
+    """``x`` indexed by ``index[j][0]`` along each of its trailing axes (``None``: kept)."""
+
+    _array_forward = True
+    _node_name = "UpsampleNearest2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index, in_sizes):
+        ctx.index, ctx.in_sizes = index, in_sizes
+        k = len(index)
+        for j, ix in enumerate(index):
+            if ix is not None:
+                x = x[(_ALL,) * (x.ndim - k + j) + (ix[0],)]
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        cls = nearest_node(ctx._function._node_name, fold=True)
+        return cls.apply(g, ctx.index, ctx.in_sizes), None, None
+
+
+class NearestSum(Function):
+    """The adjoint of ``NearestGather``: each input position gets the sum of the outputs that
+    copied it (runs of ``add.reduceat``), zero where none did."""
+
+    _array_forward = True
+    _node_name = "UpsampleNearest2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, index, in_sizes):
+        ctx.index, ctx.in_sizes = index, in_sizes
+        xp = xp_of(g)
+        k = len(index)
+        for j, ix in enumerate(index):
+            if ix is None:
+                continue
+            d = g.ndim - k + j
+            _, present, starts = ix
+            s = xp.add.reduceat(g, starts, axis=d)
+            if len(present) != in_sizes[j]:
+                full = xp.zeros(g.shape[:d] + (in_sizes[j],) + g.shape[d + 1:], g.dtype)
+                full[(_ALL,) * d + (present,)] = s
+                s = full
+            g = s
+        return g
+
+    @staticmethod
+    def backward(ctx, gg):
+        cls = nearest_node(ctx._function._node_name.replace("BackwardBackward0", "Backward0"))
+        return cls.apply(gg, ctx.index, ctx.in_sizes), None, None
+
+
+def resample_node(name: str, fold: bool = False) -> type:
+    """``Resample`` under PyTorch's node name (and the name of its backward, for ``fold``)."""
+    if fold:
+        name = (name.replace("BackwardBackward0", "Backward0") if "BackwardBackward" in name
+                else name.replace("Backward0", "BackwardBackward0"))
+    cls = _NODES.get(("resample", name))
+    if cls is None:
+        cls = _NODES[("resample", name)] = type(
+            "Resample" + name.split("Backward")[0], (Resample,), {"_node_name": name})
+    return cls
+
+
+def nearest_node(name: str, fold: bool = False) -> type:
+    """``NearestGather`` (or, for ``fold``, ``NearestSum``) under PyTorch's node name."""
+    base = NearestSum if fold else NearestGather
+    if fold:
+        name = name.replace("Backward0", "BackwardBackward0")
+    cls = _NODES.get(("nearest", name))
+    if cls is None:
+        cls = _NODES[("nearest", name)] = type(
+            base.__name__ + name.split("Backward")[0], (base,), {"_node_name": name})
     return cls

@@ -4,11 +4,13 @@ pixel_unshuffle, channel_shuffle."""
 from __future__ import annotations
 
 import operator
+import warnings
 
+from ember import backend
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
 
-__all__ = ["pad"]
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -126,3 +128,167 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     _check_non_constant(input, pairs, mode)
     return _vision.pad_node(mode, len(pairs)).apply(input, pairs, mode, 0)
+
+
+# ---- interpolate ------------------------------------------------------------------------------
+_MODE_RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_RESAMPLE_NODE = {"linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                  "trilinear": "UpsampleTrilinear3DBackward0",
+                  "bicubic": "UpsampleBicubic2DBackward0"}
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _is_integer(x) -> bool:
+    if isinstance(x, Tensor):
+        return not x.is_floating_point()
+    return isinstance(x, (int, backend.cpu.integer))
+
+
+def _sizes_message(names: str, sizes, outs) -> str:
+    ins = ", ".join(f"{a}: {n}" for a, n in zip(names, sizes))
+    out = ", ".join(f"{a}: {n}" for a, n in zip(names, outs))
+    # NOTE: matches torch: the 1-d message says "and output", the others "output"
+    return f"input ({ins}){' and' if len(names) == 1 else ''} output ({out})"
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of a ``(N, C, *spatial)`` input (1, 2 or 3 spatial dims) to
+    ``size`` or by ``scale_factor``, as ``torch.nn.functional.interpolate``.
+
+    ``mode``: ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-D input), ``'bilinear'`` and
+    ``'bicubic'`` (4-D), ``'trilinear'`` (5-D), ``'area'`` (adaptive average pooling). With
+    ``scale_factor`` and no ``recompute_scale_factor`` the source coordinates use
+    ``1 / scale_factor`` (not ``in / out``), as PyTorch. ``antialias=True`` is not implemented.
+
+    Example:
+        >>> x = ember.tensor([[[1.0, 2.0]]])
+        >>> ember.nn.functional.interpolate(x, scale_factor=2, mode="linear")
+        tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    scales = None
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {spatial} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                    "size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(s) for s in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                                "or Tuple[int, int, int], but got size with types "
+                                f"{[type(s) for s in size]}")
+            out_size = [int(s) for s in size]
+        else:
+            if not _is_integer(size):
+                raise TypeError(f"interpolate(): size must be an int or a tuple of ints, not "
+                                f"{type(size).__name__}")
+            out_size = [int(size)] * max(dim, 0)
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {spatial} and scale_factor of shape "
+                    f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                    "format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            if isinstance(scale_factor, Tensor):
+                raise TypeError("interpolate(): scale_factor must be a float or a tuple of "
+                                "floats, not Tensor")
+            scales = [float(scale_factor)] * max(dim, 0)
+        # NOTE: matches torch: the size is the double product truncated (toward zero)
+        out_size = [int(n * s) for n, s in zip(spatial, scales)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or mode == "area":
+        scales = None  # the kernels then use in / out
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    rank = input.dim()
+    if mode in ("linear", "bilinear", "trilinear") and rank in (3, 4, 5) and (
+            _MODE_RANK[mode] != rank):
+        raise NotImplementedError(f"Got {rank}D input, but {mode} mode needs "
+                                  f"{_MODE_RANK[mode]}D input")
+    if (rank not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", *_MODE_RANK)
+            or _MODE_RANK.get(mode, rank) != rank):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {rank}D) for the "
+            f"modes: {_MODES} (got {mode})")
+    if antialias:
+        raise NotImplementedError(
+            f"interpolate(): antialias=True ({mode}) is not implemented in ember; resize "
+            "without it, or low-pass filter first (e.g. avg_pool2d) when downsampling")
+    names = "DHW"[3 - dim:]
+    if mode != "area":
+        if any(n <= 0 for n in spatial) or any(o <= 0 for o in out_size):
+            raise RuntimeError("Input and output sizes should be greater than 0, but got "
+                               + _sizes_message(names, spatial, out_size))
+    if input.shape[1] == 0 or (mode != "area" and 0 in spatial):
+        raise RuntimeError(f"Non-empty {rank}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
+    scales = scales or [None] * dim
+    if mode in ("nearest", "nearest-exact"):
+        exact = mode == "nearest-exact"
+        index = tuple(None if (o == n and not exact) else
+                      _vision.nearest_index(n, o, s, exact)
+                      for n, o, s in zip(spatial, out_size, scales))
+        name = f"Upsample{'NearestExact' if exact else 'Nearest'}{dim}DBackward0"
+        return _vision.nearest_node(name).apply(input, index, tuple(spatial))
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{_RESAMPLE_NODE.get(mode, mode)}" not implemented for '
+                                  f"'{input.dtype}': interpolate(mode={mode!r}) needs a "
+                                  "floating-point input; call .float() first")
+    dtname = "float32" if input.dtype.itemsize <= 4 else "float64"
+    mats = tuple(_vision.resample_matrix(mode, n, o, align_corners, s, dtname)
+                 for n, o, s in zip(spatial, out_size, scales))
+    if mode == "area":
+        # an axis pooled to its own size is the identity
+        mats = tuple(None if n == o else m for n, o, m in zip(spatial, out_size, mats))
+        name = f"AdaptiveAvgPool{max(dim, 2)}DBackward0"
+    else:
+        name = _RESAMPLE_NODE[mode]
+    mats_t = tuple(None if m is None else m.T for m in mats)
+    return _vision.resample_node(name).apply(input, mats, mats_t)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='nearest')`` (warns, as PyTorch)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)`` (warns, as
+    PyTorch)."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
