@@ -507,7 +507,7 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
         >>> x = ember.arange(16.).reshape(1, 4, 4)
         >>> y, i = ember.nn.functional.max_pool2d(x, 2, return_indices=True)
         >>> ember.nn.functional.max_unpool2d(y, i, 2)[0, 1]
-        tensor([ 0.,  5.,  0.,  7.])
+        tensor([0., 5., 0., 7.])
     """
     return _unpool(2, "max_unpool2d", input, indices, kernel_size, stride, padding, output_size)
 
