@@ -19,7 +19,7 @@ import math
 
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function
+from ember.autograd.function import NOGRAD_CTX, Function
 from ember.ops._dispatch import xp_of
 from ember.random.generator import default_generator
 from ember.tensor import _wrap
@@ -36,10 +36,18 @@ def _acc(x):
     return x.astype(_F32) if x.dtype.char == "e" else x
 
 
+# Above this many elements the sums below use einsum (one thread, one pass): a BLAS vector
+# product is fastest on small arrays but was measured 10-40x slower on large ones when its
+# threads compete for the cores with other work.
+_BLAS_MAX = 1 << 18
+
+
 def _rowsum(a):
     """Sums of the rows of a 2-D array as an ``(m, 1)`` column: a BLAS product with a vector of
-    ones, several times faster than ``sum(axis=1)`` for short rows."""
+    ones for small arrays (several times faster than ``sum(axis=1)`` for short rows)."""
     xp = xp_of(a)
+    if a.size > _BLAS_MAX:
+        return xp.einsum("ij->i", a).reshape(-1, 1)
     return a.dot(xp.ones(a.shape[1], dtype=a.dtype)).reshape(-1, 1)
 
 
@@ -118,8 +126,10 @@ class NativeLayerNorm(Function):
 
 
 def _colsum(a):
-    """Sums of the columns of a 2-D array (a BLAS product with a vector of ones)."""
+    """Sums of the columns of a 2-D array (a BLAS product with a vector of ones when small)."""
     xp = xp_of(a)
+    if a.size > _BLAS_MAX:
+        return a.sum(0)
     return xp.ones(a.shape[0], dtype=a.dtype).dot(a)
 
 
@@ -142,6 +152,153 @@ def _layer_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b):
         gx = rstd * (gh - gh.mean(dims, keepdim=True)
                      - xhat * (gh * xhat).mean(dims, keepdim=True))
     return gx, gw, gb, None, None
+
+
+# ---- batch_norm --------------------------------------------------------------------------------
+def _chan_sum(a3):
+    """Per-channel sums of an ``(N, C, L)`` array: BLAS row sums over L, then over N."""
+    n, c, length = a3.shape
+    if length == 1:
+        return _colsum(a3.reshape(n, c))
+    return _colsum(_rowsum(a3.reshape(n * c, length)).reshape(n, c))
+
+
+def _chan_dot(a3, b3):
+    """Per-channel sums of ``a3 * b3`` for ``(N, C, L)`` arrays, without the product array."""
+    n, c, length = a3.shape
+    xp = xp_of(a3)
+    if length == 1:
+        return xp.einsum("ij,ij->j", a3.reshape(n, c), b3.reshape(n, c))
+    return _colsum(_rowdot(a3.reshape(n * c, length), b3.reshape(n * c, length)).reshape(n, c))
+
+
+def _update_running(r, stat, momentum):
+    """``r = (1 - momentum) * r + momentum * stat`` in place (no autograd: a buffer)."""
+    r *= 1.0 - momentum
+    r += (momentum * stat).astype(r.dtype, copy=False)
+
+
+class NativeBatchNorm(Function):
+    """Batch normalization of ``x`` (N, C, *) per channel. ``training``: normalize with the
+    batch's mean and biased variance and update the raw running arrays ``rm``/``rv`` (None: no
+    update) with momentum, the variance unbiased; else normalize with ``rm``/``rv``. Arguments
+    are validated by ``F.batch_norm``."""
+
+    _array_forward = True
+    _node_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        shape = x.shape
+        nb, c = shape[0], shape[1]
+        length = math.prod(shape[2:])
+        xp = xp_of(x)
+        ctx.save_for_backward(x, w)
+        ctx.training, ctx.eps = training, eps
+        if xp.device_type == "meta" or x.size == 0:
+            ctx.xhat = None
+            if not training:
+                ctx.mean, ctx.rstd = rm.copy(), 1.0 / xp.sqrt(rv + eps)
+            return xp.empty(shape, dtype=x.dtype)
+        x3 = _acc(x).reshape(nb, c, length)
+        n = nb * length
+        if training:
+            mean = _chan_sum(x3) / n
+            xc = x3 - mean.reshape(1, c, 1)
+            var = _chan_dot(xc, xc) / n
+            if rm is not None:
+                _update_running(rm, mean, momentum)
+            if rv is not None:
+                _update_running(rv, var * (n / (n - 1)), momentum)
+            rstd = 1.0 / xp.sqrt(var + eps)
+        else:
+            mean = _acc(rm).copy()  # the buffer may change before backward
+            rstd = 1.0 / xp.sqrt(_acc(rv) + eps)
+            xc = None
+        ctx.mean, ctx.rstd = mean, rstd
+        wa = None if w is None else _acc(w)
+        if xc is None and ctx is NOGRAD_CTX:
+            # inference: one multiply-add with per-channel scale and shift, no x-hat
+            scale = rstd if wa is None else wa * rstd
+            shift = -mean * scale
+            if b is not None:
+                shift += _acc(b)
+            out = x3 * scale.reshape(1, c, 1)
+            out += shift.reshape(1, c, 1)
+            return out.reshape(shape).astype(x.dtype, copy=False)
+        if xc is None:
+            xc = x3 - mean.reshape(1, c, 1)
+        xc *= rstd.reshape(1, c, 1)  # now x-hat
+        ctx.xhat = xc
+        if wa is not None:
+            out = xc * wa.reshape(1, c, 1)
+            if b is not None:
+                out += _acc(b).reshape(1, c, 1)
+        elif b is not None:
+            out = xc + _acc(b).reshape(1, c, 1)
+        else:
+            out = xc.copy()
+        return out.reshape(shape).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if _state.enabled or ctx.xhat is None:  # create_graph: the same formula, recorded
+            return _batch_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b)
+        xhat, rstd = ctx.xhat, ctx.rstd
+        nb, c, length = xhat.shape
+        g3 = _acc(g._data).reshape(nb, c, length)
+        dt = x._data.dtype
+        gsum = _chan_sum(g3) if need_b or (need_x and ctx.training) else None
+        gdot = _chan_dot(g3, xhat) if need_w or (need_x and ctx.training) else None
+        gx = gw = gb = None
+        if need_w:
+            gw = _wrap(gdot.astype(w._data.dtype, copy=False))
+        if need_b:
+            gb = _wrap(gsum.astype(dt if w is None else w._data.dtype, copy=False))
+        if need_x:
+            scale = rstd if w is None else _acc(w._data) * rstd
+            if ctx.training:
+                # y = xhat * w + b with batch statistics  =>
+                # dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat))
+                n = nb * length
+                t = xhat * (gdot / n).reshape(1, c, 1)
+                t += (gsum / n).reshape(1, c, 1)
+                gx = g3 - t
+                gx *= scale.reshape(1, c, 1)
+            else:  # fixed statistics: an affine map per channel
+                gx = g3 * scale.reshape(1, c, 1)
+            gx = _wrap(gx.reshape(x.shape).astype(dt, copy=False))
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _batch_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b):
+    nd = x.dim()
+    dims = (0,) + tuple(range(2, nd))
+    bshape = (1, -1) + (1,) * (nd - 2)
+    xf = x.float() if x.dtype == _dtype.float16 else x
+    if ctx.training:
+        mean = xf.mean(dims, keepdim=True)
+        xc = xf - mean
+        rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+    else:  # the running statistics as of forward: constants
+        xc = xf - _wrap(ctx.mean).reshape(bshape)
+        rstd = _wrap(ctx.rstd).reshape(bshape)
+    xhat = xc * rstd
+    gx = gw = gb = None
+    if need_w:
+        gw = (g * xhat).sum(dims)
+    if need_b:
+        gb = g.sum(dims)
+    if need_x:
+        gh = g * w.reshape(bshape) if w is not None else g
+        if ctx.training:
+            gx = rstd * (gh - gh.mean(dims, keepdim=True)
+                         - xhat * (gh * xhat).mean(dims, keepdim=True))
+        else:
+            gx = gh * rstd
+    return gx, gw, gb, None, None, None, None, None
 
 
 # ---- dropout -----------------------------------------------------------------------------------

@@ -3,10 +3,10 @@ rms_norm, local_response_norm, normalize."""
 
 from __future__ import annotations
 
-from ember.ops.normalization import NativeLayerNorm
+from ember.ops.normalization import NativeBatchNorm, NativeLayerNorm
 from ember.tensor import Tensor
 
-__all__ = ["layer_norm"]
+__all__ = ["batch_norm", "layer_norm"]
 
 _SCALAR = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -83,3 +83,70 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     _check_float("LayerNormKernelImpl", x)
     _check_params_dtype(x, weight, bias)
     return NativeLayerNorm.apply(input, weight, bias, len(shape), float(eps))
+
+
+def _check_features(name: str, expected: int, t) -> None:
+    if t is not None and t.numel() != expected:
+        raise RuntimeError(f"{name} should contain {expected} elements not {t.numel()}")
+
+
+def _verify_batch_size(size) -> None:
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dim 1) of ``input`` ``(N, C, *)`` over the batch and spatial
+    dims, then ``* weight + bias`` (each ``(C,)`` or None).
+
+    With ``training``, the batch's mean and biased variance normalize, and ``running_mean``/
+    ``running_var`` (if given) are updated in place: ``r = (1 - momentum) * r + momentum * s``,
+    with the unbiased batch variance. Otherwise the running statistics normalize.
+
+    Example:
+        >>> x = ember.tensor([[1.0, 10.0], [3.0, 30.0]])
+        >>> rm, rv = ember.zeros(2), ember.ones(2)
+        >>> ember.nn.functional.batch_norm(x, rm, rv, training=True)
+        tensor([[-1.0000, -1.0000],
+                [ 1.0000,  1.0000]])
+        >>> rm
+        tensor([0.2000, 2.0000])
+    """
+    _check_tensor("batch_norm", "input", 1, input)
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    x = input._data
+    # NOTE: matches torch: a 1-D input counts 0 features in the size checks
+    c = x.shape[1] if x.ndim > 1 else 0
+    if running_mean is not None:
+        _check_features("running_mean", c, running_mean)
+    elif not training:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if running_var is not None:
+        _check_features("running_var", c, running_var)
+    elif not training:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    _check_features("weight", c, weight)
+    _check_features("bias", c, bias)
+    _check_float("batch_norm", x)
+    _check_params_dtype(x, weight, bias, running_mean, running_var)
+    rm = None if running_mean is None else running_mean._data
+    rv = None if running_var is None else running_var._data
+    if not training or x.size == 0:
+        rm_upd = rv_upd = None
+    else:
+        rm_upd, rv_upd = rm, rv
+    if not training:
+        return NativeBatchNorm.apply(input, weight, bias, rm, rv, False, momentum, float(eps))
+    return NativeBatchNorm.apply(input, weight, bias, rm_upd, rv_upd, True, float(momentum),
+                                 float(eps))
