@@ -82,3 +82,11 @@ def broadcast_to(array, shape, subok=False):
 def add_at(target, index, values):
     """``target[index] += values`` with repeated indices accumulated (scatter-add)."""
     _np.add.at(target, index, values)
+
+
+def as_strided(array, shape, strides, offset=0):
+    """A view of the memory of the contiguous ``array`` with ``shape``, ``strides`` (in
+    elements) and a start ``offset`` (in elements): the windows of a convolution. Unchecked,
+    as NumPy's ``as_strided``: the caller keeps it inside ``array``."""
+    isz = array.itemsize
+    return _np.ndarray(shape, array.dtype, array, offset * isz, tuple(s * isz for s in strides))
