@@ -258,7 +258,8 @@ class NllLoss(Function):
 
 
 # ---- binary cross entropy ------------------------------------------------------------------------
-_EPS = 1e-12
+# NOTE: matches torch: its BCE gradient clamps the denominator at 1e-12 rounded to float32
+_EPS = 9.999999960041972e-13
 
 
 class BinaryCrossEntropy(Function):
@@ -295,7 +296,8 @@ class BinaryCrossEntropy(Function):
             # NOTE: matches torch: (x - y) / max(x (1 - x), 1e-12), finite at x = 0 and 1
             gx = g * (x - y) / (x * (1 - x)).clamp_min(_EPS)
         if need_y:
-            gy = g * ((-x).log1p().clamp_min(-100.0) - x.log().clamp_min(-100.0))
+            # NOTE: matches torch: the target's gradient uses the logs unclamped
+            gy = g * ((-x).log1p() - x.log())
         return gx, gy, None, None
 
 
