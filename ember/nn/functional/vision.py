@@ -10,7 +10,8 @@ from ember import backend
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
 
-__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -292,3 +293,100 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- rearrangements ---------------------------------------------------------------------------
+# Each is a reshape, one permute and a reshape (one copy); the gradient is the same rearrangement
+# reversed, from the view ops' own backward.
+def _factor(op: str, arg: str, factor) -> int:
+    if isinstance(factor, bool) or not isinstance(factor, (int, backend.cpu.integer)):
+        raise TypeError(f"{op}(): argument '{arg}' (position 2) must be int, not "
+                        f"{type(factor).__name__}")
+    return int(factor)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C * r**2, H, W)`` to ``(*, C, H * r, W * r)``: each group of ``r**2`` channels
+    becomes an ``r x r`` block of pixels (sub-pixel convolution's output step).
+
+    Example:
+        >>> ember.nn.functional.pixel_shuffle(ember.ones(1, 8, 3, 3), 2).shape
+        ember.Size([1, 2, 6, 6])
+    """
+    r = _factor("pixel_shuffle", "upscale_factor", upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                           f"by the square of upscale_factor, but input.size(-3)={c} is not "
+                           f"divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    # (.., c, r1, r2, h, w) -> (.., c, h, r1, w, r2)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of ``pixel_shuffle``: ``(*, C, H * r, W * r)`` to ``(*, C * r**2, H, W)``.
+
+    Example:
+        >>> ember.nn.functional.pixel_unshuffle(ember.ones(1, 2, 6, 6), 2).shape
+        ember.Size([1, 8, 3, 3])
+    """
+    r = _factor("pixel_unshuffle", "downscale_factor", downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    # (.., c, h, r1, w, r2) -> (.., c, r1, r2, h, w)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *)`` viewed as
+    ``(N, g, k, *)``, the two group dims swapped (ShuffleNet).
+
+    Example:
+        >>> x = ember.arange(4.0).reshape(1, 4, 1)
+        >>> ember.nn.functional.channel_shuffle(x, 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
+    g = _factor("channel_shuffle", "groups", groups)
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{g}")
+    n, c, *rest = input.shape
+    if c % g:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {g} groups.")
+    x = input.reshape(n, g, c // g, *rest).transpose(1, 2)
+    return x.reshape(n, c, *rest)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``channel_shuffle`` (PyTorch's native kernel of the same op).
+
+    Example:
+        >>> ember.nn.functional.native_channel_shuffle(ember.ones(1, 4, 2), 2).shape
+        ember.Size([1, 4, 2])
+    """
+    return channel_shuffle(input, groups)
