@@ -3,10 +3,14 @@ rms_norm, local_response_norm, normalize."""
 
 from __future__ import annotations
 
+from ember.ops.creation import zeros
+from ember.ops.joining import cat
 from ember.ops.normalization import NativeBatchNorm, NativeLayerNorm
+from ember.ops.pointwise import div
 from ember.tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
+           "normalize", "rms_norm"]
 
 _SCALAR = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -150,3 +154,197 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         return NativeBatchNorm.apply(input, weight, bias, rm, rv, False, momentum, float(eps))
     return NativeBatchNorm.apply(input, weight, bias, rm_upd, rv_upd, True, float(momentum),
                                  float(eps))
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True, momentum: float = 0.1,
+                  eps: float = 1e-5) -> Tensor:
+    """Normalize each channel of each sample (``input`` ``(N, C, *)``) over its spatial dims,
+    then ``* weight + bias`` (``(C,)`` or None).
+
+    ``use_input_stats=False`` normalizes with ``running_mean``/``running_var`` instead; with
+    ``use_input_stats`` and running statistics given, they are updated in place with the
+    per-sample statistics averaged over the batch.
+
+    Example:
+        >>> x = ember.tensor([[[1.0, 3.0], [10.0, 30.0]]])
+        >>> ember.nn.functional.instance_norm(x)
+        tensor([[[-1.0000,  1.0000],
+                 [-1.0000,  1.0000]]])
+    """
+    _check_tensor("instance_norm", "input", 1, input)
+    if use_input_stats:
+        size = input.size()
+        n = 1
+        for s in size[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {size}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    x = input._data
+    b, c = x.shape[0], x.shape[1]
+    # PyTorch's definition: batch norm of the input viewed as (1, N * C, *) with the
+    # per-channel arguments repeated N times
+    bc = b * c
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() * b != bc:
+            raise RuntimeError(f"{name} should contain {bc} elements not {t.numel() * b}")
+    _check_float("batch_norm", x)
+    _check_params_dtype(x, weight, bias, running_mean, running_var)
+    xr = input.reshape((1, bc) + tuple(x.shape[2:]))
+    w = None if weight is None else weight.repeat(b)
+    bb = None if bias is None else bias.repeat(b)
+    rm = rv = None
+    if running_mean is not None:
+        rm = _tile(running_mean._data, b)
+    if running_var is not None:
+        rv = _tile(running_var._data, b)
+    out = NativeBatchNorm.apply(xr, w, bb, rm, rv, bool(use_input_stats), float(momentum),
+                                float(eps))
+    if use_input_stats and x.size:
+        # the repeated statistics were updated per sample: keep their batch mean
+        if rm is not None:
+            running_mean._data[...] = rm.reshape(b, c).mean(0)
+        if rv is not None:
+            running_var._data[...] = rv.reshape(b, c).mean(0)
+    return out.reshape(input.shape)
+
+
+def _tile(a, n: int):
+    """``a`` (1-D, raw) repeated ``n`` times, as a new array (the op updates it in place)."""
+    return a.reshape(1, -1).repeat(n, axis=0).reshape(-1)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the channels of ``input`` ``(N, C, *)`` into ``num_groups`` groups, normalize each
+    group of each sample over its channels and spatial dims, then ``* weight + bias`` per
+    channel (``(C,)`` or None).
+
+    Example:
+        >>> x = ember.tensor([[[1.0], [3.0], [10.0], [30.0]]])
+        >>> ember.nn.functional.group_norm(x, 2)
+        tensor([[[-1.0000],
+                 [ 1.0000],
+                 [-1.0000],
+                 [ 1.0000]]])
+    """
+    _check_tensor("group_norm", "input", 1, input)
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {nd}")
+    shape = tuple(input.shape)
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + list(shape[2:]))
+    n, c = shape[0], shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"{list(shape)}")
+    x = input._data
+    _check_float("group_norm", x)
+    _check_params_dtype(x, weight, bias)
+    # normalizing (N, G, C/G * L) over its last dim is a layer norm without affine
+    y = NativeLayerNorm.apply(input.reshape(n, num_groups, -1), None, None, 1, float(eps))
+    y = y.reshape(shape)
+    if weight is not None or bias is not None:
+        bshape = (1, c) + (1,) * (nd - 2)
+        if weight is not None:
+            y = y * weight.reshape(bshape)
+        if bias is not None:
+            y = y + bias.reshape(bshape)
+    return y
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``input / sqrt(mean(input ** 2) + eps) * weight``, the mean over the last
+    ``len(normalized_shape)`` dims; ``eps=None`` is the input dtype's machine epsilon.
+
+    Example:
+        >>> ember.nn.functional.rms_norm(ember.tensor([[3.0, 4.0]]), (2,))
+        tensor([[0.8485, 1.1314]])
+    """
+    _check_tensor("rms_norm", "input", 1, input)
+    shape = _shape_tuple("rms_norm", normalized_shape)
+    _check_tensor("rms_norm", "weight", 3, weight, True)
+    _check_normalized("", input, shape, weight, None)
+    x = input._data
+    _check_float("rms_norm", x)
+    if eps is None:
+        # NOTE: matches torch: the default eps is the input dtype's machine epsilon
+        eps = float(_finfo_eps(x.dtype))
+    dims = tuple(range(input.dim() - len(shape), input.dim()))
+    # float16 is computed in float32, as PyTorch's CPU path (opmath)
+    xf = input.float() if x.dtype.char == "e" else input
+    y = xf * (xf.square().mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        y = y * weight
+    return y.to(input.dtype) if y.dtype != input.dtype else y
+
+
+def _finfo_eps(np_dtype) -> float:
+    return {"e": 2.0 ** -10, "f": 2.0 ** -23, "d": 2.0 ** -52}[np_dtype.char]
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of squares over ``size`` neighbouring
+    channels) ** beta`` (the window zero-padded at the ends, as PyTorch's).
+
+    Example:
+        >>> y = ember.nn.functional.local_response_norm(ember.ones(1, 4, 2, 2), 2)
+        >>> y.shape
+        ember.Size([1, 4, 2, 2])
+    """
+    _check_tensor("local_response_norm", "input", 1, input)
+    nd = input.dim()
+    if nd < 3:
+        # NOTE: matches torch: its message carries a run of spaces from a wrapped line
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {nd} dimensions)")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    sq = input * input
+    before, after = size // 2, (size - 1) // 2
+    # the channel window sums as shifted slices of the zero-padded squares (size is small)
+    zshape = list(sq.shape)
+    parts = []
+    if before:
+        zshape[1] = before
+        parts.append(zeros(zshape, dtype=sq.dtype, device=sq.device))
+    parts.append(sq)
+    if after:
+        zshape[1] = after
+        parts.append(zeros(zshape, dtype=sq.dtype, device=sq.device))
+    padded = cat(parts, 1) if len(parts) > 1 else sq
+    div = padded.narrow(1, 0, c)
+    for i in range(1, size):
+        div = div + padded.narrow(1, i, c)
+    div = (div * (alpha / size) + k).pow(beta)
+    return input / div
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(norm_p(input, dim), eps)``: unit ``p``-norm slices along ``dim``.
+
+    Example:
+        >>> ember.nn.functional.normalize(ember.tensor([[3.0, 4.0]]))
+        tensor([[0.6000, 0.8000]])
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return div(input, denom, out=out)

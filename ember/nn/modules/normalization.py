@@ -12,7 +12,7 @@ from ember.nn.parameter import Parameter
 from ember.ops.creation import empty
 from ember.tensor import Tensor
 
-__all__ = ["LayerNorm"]
+__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _as_shape(normalized_shape) -> tuple:
@@ -69,3 +69,133 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Split ``num_channels`` into ``num_groups`` groups and normalize each group of each
+    sample over its channels and spatial dims; then a per-channel affine map (``weight`` 1,
+    ``bias`` 0 to start). Input ``(N, C, *)``.
+
+    Example:
+        >>> m = ember.nn.GroupNorm(3, 6)
+        >>> m(ember.randn(20, 6, 10, 10)).shape
+        ember.Size([20, 6, 10, 10])
+        >>> m
+        GroupNorm(3, 6, eps=1e-05, affine=True, bias=True)
+    """
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    num_groups: int
+    num_channels: int
+    eps: float
+    affine: bool
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 bias: bool = True, device=None, dtype=None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(empty(num_channels, **factory_kwargs))
+            if bias:
+                self.bias = Parameter(empty(num_channels, **factory_kwargs))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the last dims (``normalized_shape``):
+    ``x / sqrt(mean(x ** 2) + eps) * weight``; ``eps=None`` is the input dtype's machine
+    epsilon.
+
+    Example:
+        >>> m = ember.nn.RMSNorm([2, 3])
+        >>> m(ember.randn(2, 2, 3)).shape
+        ember.Size([2, 2, 3])
+        >>> m
+        RMSNorm((2, 3), eps=None, elementwise_affine=True)
+    """
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    normalized_shape: tuple
+    eps: float | None
+    elementwise_affine: bool
+
+    def __init__(self, normalized_shape, eps: float | None = None,
+                 elementwise_affine: bool = True, device=None, dtype=None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.normalized_shape = _as_shape(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Normalize each element by the squares of ``size`` neighbouring channels:
+    ``x / (k + alpha / size * sum(x_j ** 2)) ** beta``. Input ``(N, C, *)``.
+
+    Example:
+        >>> m = ember.nn.LocalResponseNorm(2)
+        >>> m(ember.randn(32, 5, 24, 24)).shape
+        ember.Size([32, 5, 24, 24])
+        >>> m
+        LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+    size: int
+    alpha: float
+    beta: float
+    k: float
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
