@@ -439,6 +439,7 @@ class CtcLoss(Function):
             out = loss
         if ctx is not NOGRAD_CTX:  # recording: keep what backward needs
             ctx.args = (lp, lpl, alpha, ext, skip, il, tl, nll, inf, reduction)
+            ctx.save_for_backward(lp)
         return out.astype(lp.dtype, copy=False)
 
     @staticmethod
@@ -476,14 +477,16 @@ class CtcLoss(Function):
         # NOTE: matches torch: its gradient is exp(lp) - posterior, i.e. it assumes lp came from
         # log_softmax (the exp(lp) term cancels through log_softmax's backward)
         grad = xp.exp(lp) - per_class
-        grad *= (xp.arange(t_max)[:, None] < il[None, :])[:, :, None]
+        # frames past an input's length get 0 (set, not multiplied: an infinite loss's nan too)
+        grad = xp.where((xp.arange(t_max)[:, None] < il[None, :])[:, :, None], grad, 0.0)
         if inf is not None:
             grad[:, inf, :] = 0.0
         if reduction == MEAN:  # d mean(loss_n / max(tl_n, 1)) / d loss_n
             grad /= (xp.maximum(tl, 1) * n).astype(lp.dtype)[None, :, None]
         if _state.enabled:
             gt = g.reshape(1, n, 1) if reduction == NONE else g
-            return (_CtcGrad.apply(gt, _wrap(grad)),) + (None,) * 6
+            (lp_t,) = ctx.saved_tensors  # recorded as an input, so double backward reaches it
+            return (_CtcGrad.apply(gt, _wrap(grad), lp_t),) + (None,) * 6
         gd = g._data.astype(lp.dtype, copy=False)
         grad *= gd.reshape(1, n, 1) if reduction == NONE else gd
         return (_wrap(grad),) + (None,) * 6
@@ -497,7 +500,7 @@ class _CtcGrad(Function):
     _node_name = "CtcLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, grad):
+    def forward(ctx, g, grad, lp):
         return g * grad
 
     @staticmethod
