@@ -31,6 +31,8 @@ def causal_bias(xp, q_len: int, k_len: int, dtype):
     """The ``(q_len, k_len)`` additive mask of causal attention: 0 on and below the diagonal
     (query i sees keys 0..i, aligned top-left as PyTorch's ``is_causal``), -inf above.
     Cached per shape and dtype: a training loop asks for the same one every step."""
+    if xp.device_type == "meta":
+        return xp.zeros((q_len, k_len), dtype=dtype)
     key = (xp, q_len, k_len, dtype)
     bias = _causal_cache.get(key)
     if bias is None:
@@ -46,6 +48,8 @@ def _softmax_rows(xp, s, safe: bool):
     """Softmax of ``s`` along its last axis, in place. With ``safe``, a row that is all -inf
     (every key masked) gives zeros instead of NaN."""
     m = s.max(axis=-1, keepdims=True)
+    if safe and xp.device_type == "meta":  # shapes only: nothing to inspect
+        safe = False
     if safe:
         dead = m == -xp.inf
         if dead.any():
@@ -78,7 +82,7 @@ class Attention(Function):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale, causal, keep, safe):
         xp = xp_of(q)
-        s = xp.matmul(q, xp.swapaxes(k, -1, -2))
+        s = xp.matmul(q, k.swapaxes(-1, -2))
         s *= scale
         if mask is not None:
             if mask.dtype.kind == "b":
@@ -115,7 +119,7 @@ Attention._Node.materialize_grads = False
 def _backward_tensors(ctx, g_out, g_used):
     q, k, v, p = ctx.saved_tensors
     need_q, need_k, need_v, need_m = ctx.needs_input_grad[:4]
-    keep = ctx.keep
+    keep = None if ctx.keep is None else _wrap(ctx.keep)
     used = p if keep is None else p * keep
     gq = gk = gv = gm = None
     # out = used @ v  =>  d used = g v^T,  d v = used^T g
@@ -148,8 +152,8 @@ def _backward_arrays(ctx, g_out, g_used):
         g = g_out._data
         if need_v:
             used = p if keep is None else p * keep
-            gv = _wrap(xp.matmul(xp.swapaxes(used, -1, -2), g))
-        gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
+            gv = _wrap(xp.matmul(used.swapaxes(-1, -2), g))
+        gp = xp.matmul(g, v.swapaxes(-1, -2))
         if g_used is not None:
             gp += g_used._data
     elif g_used is not None:
@@ -169,5 +173,5 @@ def _backward_arrays(ctx, g_out, g_used):
     if need_q:
         gq = _wrap(xp.matmul(gp, k))
     if need_k:
-        gk = _wrap(xp.matmul(xp.swapaxes(gp, -1, -2), q))
+        gk = _wrap(xp.matmul(gp.swapaxes(-1, -2), q))
     return gq, gk, gv, gm, None, None, None, None

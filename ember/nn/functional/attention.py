@@ -38,8 +38,9 @@ def _dropout_keep(shape, p: float, like: Tensor):
     if p >= 1.0:
         return zeros(shape, dtype=like.dtype, device=like.device)._data
     u = rand(shape, dtype=like.dtype, device=like.device)._data
-    keep = u >= p
-    return keep * (1.0 / (1.0 - p))
+    keep = (u >= p).astype(u.dtype)
+    keep *= 1.0 / (1.0 - p)
+    return keep
 
 
 def _check_dropout(p) -> float:
@@ -90,6 +91,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                 f"got attn_mask.dtype: {_tname(attn_mask)} and  query.dtype: {_tname(query)} "
                 f"instead.")
         if is_causal:
+            # NOTE: differs from torch: its 4-D CPU flash kernel (no dropout) accepts both and
+            # applies both; its other kernels raise this. ember raises for every shape.
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
     dropout_p = _check_dropout(dropout_p)
