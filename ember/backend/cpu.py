@@ -89,4 +89,6 @@ def as_strided(array, shape, strides, offset=0):
     elements) and a start ``offset`` (in elements): the windows of a convolution. Unchecked,
     as NumPy's ``as_strided``: the caller keeps it inside ``array``."""
     isz = array.itemsize
+    if 0 in shape:  # nothing to view (NumPy would still check the offset against the buffer)
+        return _np.ndarray(shape, array.dtype)
     return _np.ndarray(shape, array.dtype, array, offset * isz, tuple(s * isz for s in strides))

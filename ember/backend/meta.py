@@ -447,10 +447,10 @@ def _matmul(a, b, **kwargs):
     return _ufunc_call(_np.matmul, (a, b), {})
 
 
-
 def as_strided(array, shape, strides, offset=0):
     """The meta form of ``cpu.as_strided`` (a strided view of a contiguous array)."""
     return MetaArray(shape, array.dtype)
+
 
 # Shape rules of each op family live beside this file, one file per family.
 from ember.backend import _meta_linalg, _meta_math, _meta_reduction, _meta_shape  # noqa: E402,F401

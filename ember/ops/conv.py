@@ -136,8 +136,8 @@ def _im2col(x, g: _Geom):
     N = x.shape[0]
     if g.trivial:
         # 1x1 kernel, stride 1, no padding: the columns are x itself, channels first
-        return xp.ascontiguousarray(
-            x.reshape(N, g.G, g.Cg, g.L).transpose(1, 2, 0, 3)).reshape(g.G, g.Cg, N * g.L)
+        return x.reshape(N, g.G, g.Cg, g.L).transpose(1, 2, 0, 3).copy().reshape(
+            g.G, g.Cg, N * g.L)
     buf = _padded(x, g)
     D, Pp = g.D, g.Pp
     tap = tuple(g.d[i] * g.SP[i] for i in range(D))
@@ -148,7 +148,7 @@ def _im2col(x, g: _Geom):
         shape = (g.G, g.Cg) + g.K + (N,) + g.Y
         strides = (g.Cg * Pp, Pp) + tap + (g.C * Pp,) + tuple(g.s[i] * g.SP[i] for i in range(D))
     win = xp.as_strided(buf, shape, strides)
-    return xp.ascontiguousarray(win).reshape(g.G, g.Cg * g.Kp, N * g.L)
+    return win.copy().reshape(g.G, g.Cg * g.Kp, N * g.L)
 
 
 def _col2im(gcol, N, g: _Geom):
@@ -157,8 +157,7 @@ def _col2im(gcol, N, g: _Geom):
     xp = xp_of(gcol)
     C, Pp, L = g.C, g.Pp, g.L
     if g.trivial:
-        return xp.ascontiguousarray(
-            gcol.reshape(C, N, L).transpose(1, 0, 2)).reshape((N, C) + g.X)
+        return gcol.reshape(C, N, L).transpose(1, 0, 2).copy().reshape((N, C) + g.X)
     n = N * C * Pp
     buf = xp.zeros(n + g.slack, gcol.dtype)
     if g.flat:
@@ -183,8 +182,8 @@ def _col2im(gcol, N, g: _Geom):
             (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
                                                zip(g.lo, g.copy_hi))]
         return out
-    return xp.ascontiguousarray(pad[(slice(None), slice(None)) + tuple(
-        slice(lo, lo + h) for lo, h in zip(g.lo, g.X))])
+    return pad[(slice(None), slice(None)) + tuple(
+        slice(lo, lo + h) for lo, h in zip(g.lo, g.X))].copy()
 
 
 def _to_cols(y, g: _Geom):
@@ -197,8 +196,7 @@ def _to_cols(y, g: _Geom):
         out[(slice(None), slice(None)) + tuple(slice(0, v) for v in g.Y)] = y.transpose(
             1, 0, *range(2, 2 + g.D))
         return out.reshape(g.G, g.Og, N * g.L)
-    return xp.ascontiguousarray(y.transpose(1, 0, *range(2, 2 + g.D))).reshape(
-        g.G, g.Og, N * g.L)
+    return y.transpose(1, 0, *range(2, 2 + g.D)).copy().reshape(g.G, g.Og, N * g.L)
 
 
 def _from_cols(yl, N, g: _Geom, b):
@@ -353,8 +351,7 @@ def _unfold_arr(x, g: _Geom):
     shape = (N, g.C) + g.K + g.Y
     strides = ((g.C * Pp, Pp) + tuple(g.d[i] * g.SP[i] for i in range(D))
                + tuple(g.s[i] * g.SP[i] for i in range(D)))
-    return xp.ascontiguousarray(xp.as_strided(buf, shape, strides)).reshape(
-        N, g.C * g.Kp, g.L)
+    return xp.as_strided(buf, shape, strides).copy().reshape(N, g.C * g.Kp, g.L)
 
 
 def _fold_arr(cols, g: _Geom):
@@ -362,7 +359,7 @@ def _fold_arr(cols, g: _Geom):
     N = cols.shape[0]
     # (N, C, Kp, L) -> the (C, Kp, N, L) column layout _col2im reads
     gcol = cols.reshape(N, g.C, g.Kp, g.L).transpose(1, 2, 0, 3)
-    return _col2im(xp_of(cols).ascontiguousarray(gcol).reshape(1, g.C * g.Kp, N * g.L), N, g)
+    return _col2im(gcol.copy().reshape(1, g.C * g.Kp, N * g.L), N, g)
 
 
 class Unfold(Function):

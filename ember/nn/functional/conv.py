@@ -328,7 +328,12 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     if not isinstance(input, Tensor):
         raise TypeError(f"unfold(): argument 'input' must be Tensor, not "
                         f"{type(input).__name__}")
-    if input.dim() not in (3, 4):
+    if input.dim() < 3:
+        # NOTE: matches torch: a tensor of fewer than 3 dims fails on its dim 2 lookup
+        n = max(input.dim(), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got 2)")
+    if input.dim() != 4 and input.dim() != 3:
         raise RuntimeError(
             f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
             f"dimensions for input, but got: {list(input.shape)}")

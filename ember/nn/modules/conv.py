@@ -17,6 +17,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+_PADDING_STRINGS = {"same", "valid"}
 
 
 def _ntuple(v, n: int) -> tuple:
@@ -44,9 +45,10 @@ class _ConvNd(Module):
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
+            if padding not in _PADDING_STRINGS:
+                # NOTE: matches torch: the set is printed in its (hash-dependent) order
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{{'same', 'valid'}}")
+                                 f"{_PADDING_STRINGS}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
