@@ -35,7 +35,7 @@ def _probs(rng, shape, axis=1):
     return p / p.sum(axis, keepdims=True)
 
 
-# ---- the case table: name -> (function name, arrays, indices of differentiable arrays, kwargs) ----
+# ---- the case table: name -> (function name, arrays, differentiable indices, kwargs) ----------
 def _cases():
     r = _rng(1)
     x = r.standard_normal((4, 5))
@@ -239,6 +239,35 @@ def test_cross_entropy_float32_and_no_grad():
     assert abs(out.item() - ref.item()) < 1e-5
 
 
+@needs_torch
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_second_backward_with_retain_graph(smoothing):
+    # the first backward turns the kept exponentials into the gradient in place; a second one
+    # must recompute them
+    x = _rng(8).standard_normal((5, 4))
+    t = [0, 3, 1, 1, 2]
+    xe = ember.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    le = EF.cross_entropy(xe, ember.tensor(t), label_smoothing=smoothing, reduction="none")
+    lt = TF.cross_entropy(xt, torch.tensor(t), label_smoothing=smoothing, reduction="none")
+    for k in range(3):
+        ge = ember.tensor(_rng(k).standard_normal(5))
+        le.backward(ge, retain_graph=True)
+        lt.backward(torch.tensor(ge.numpy()), retain_graph=True)
+        np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=RTOL, atol=ATOL)
+
+
+def test_cross_entropy_float16_computes_in_float32():
+    x = ember.randn(6, 5)
+    t = ember.tensor([0, 1, 2, 3, 4, 0])
+    xh = x.half().requires_grad_()
+    out = EF.cross_entropy(xh, t)
+    assert out.dtype == ember.float16
+    assert abs(out.item() - EF.cross_entropy(x.half().float(), t).item()) < 1e-3
+    out.backward()
+    assert xh.grad.dtype == ember.float16
+
+
 def test_all_ignored_mean_is_nan():
     x = ember.randn(3, 4, dtype=ember.float64)
     t = ember.tensor([-100, -100, -100])
@@ -347,6 +376,8 @@ def _err_cases():
         ("mse_bad_reduction", "mse_loss", [((3, 5), f64), ((3, 5), f64)], {"reduction": "avg"}),
         ("mse_size_mismatch", "mse_loss", [((3, 5), f64), ((4,), f64)], {}),
         ("mse_int", "mse_loss", [([1, 2], "int64"), ([1, 2], "int64")], {}),
+        ("ce_int_input", "cross_entropy", [([[1, 2]], "int64"), ([0], "int64")], {}),
+        ("nll_int_input", "nll_loss", [([[1, 2]], "int64"), ([0], "int64")], {}),
         ("mse_weight_size", "mse_loss", [((3, 5), f64), ((3, 5), f64)], {"weight": (5,)}),
         ("bce_size", "binary_cross_entropy", [((3, 5), "rand"), ((5,), "rand")], {}),
         ("bce_range", "binary_cross_entropy", [([1.5], f64), ([1.0], f64)], {}),

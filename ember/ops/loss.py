@@ -64,11 +64,13 @@ def _class_targets(target, c: int, ignore_index: int):
     t = target
     mask = None
     if t.size:
-        ign = t == ignore_index
-        if ign.any():
+        lo, hi = t.min(), t.max()
+        if lo <= ignore_index <= hi:  # only then can a target be ignored
+            ign = t == ignore_index
             mask = ~ign
             t = xp.where(ign, 0, t)
-        if t.min() < 0 or t.max() >= c:
+            lo, hi = t.min(), t.max()
+        if lo < 0 or hi >= c:
             bad = t[(t < 0) | (t >= c)].reshape(-1)[0]
             raise IndexError(f"Target {int(bad)} is out of bounds.")
     if t.dtype.kind != "i" or t.dtype.itemsize != 8:  # uint8 targets are accepted, as torch
@@ -129,7 +131,13 @@ def _log_softmax_1(x):
 # ---- cross entropy with class indices ------------------------------------------------------------
 class CrossEntropy(Function):
     """``cross_entropy(x, t)`` for class-index targets: x (N, C, d1, ...) logits, t (N, d1, ...)
-    int64; ``weight`` (C,) or None. Arguments are validated by ``F.cross_entropy``."""
+    int64; ``weight`` (C,) or None. Arguments are validated by ``F.cross_entropy``.
+
+    Forward makes two passes over the logits (``z = x - max``, then ``exp`` in place) and reads
+    ``z`` only at the targets: ``-log_softmax(x)[t] = log(sum(exp(z))) - z[t]``. The exponentials
+    are kept, and the first backward turns them into the gradient in place:
+    ``(softmax - onehot) * scale``.
+    """
 
     _array_forward = True
     _node_name = "NllLossBackward0"
@@ -137,29 +145,36 @@ class CrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index, smoothing):
         xp = xp_of(x)
-        x0 = x
         half = x.dtype.char == "e"
+        x0 = x
         if half:  # computed in float32, as torch's CPU kernel
             x = x.astype(_F32)
         c = x.shape[1]
         t, mask = _class_targets(target, c, ignore_index)
-        logp, e, s = _log_softmax_1(x)
+        z = x - x.max(axis=1, keepdims=True)
+        zt = _pick(z, t)
+        if smoothing:  # sum_c weight_c z_c, for the smoothed term
+            zsum = (z * _weight_bcast(weight, x.ndim) if weight is not None else z).sum(axis=1)
+        e = xp.exp(z, out=z)
+        s = e.sum(axis=1)
+        lse = xp.log(s)
         w, denom = _row_weights(t, mask, weight, x.dtype)
-        picked = _pick(logp, t)
-        loss = -(picked * w) if w is not None else -picked
+        loss = lse - zt  # -log_softmax(x)[t]
+        if w is not None:
+            loss *= w
         if smoothing:
-            # smoothed part: -sum_c weight_c * logp_c per element (ignored elements excluded)
-            lw = logp * _weight_bcast(weight, x.ndim) if weight is not None else logp
-            smooth = -lw.sum(axis=1)
+            # -sum_c weight_c log_softmax(x)_c = sum(weight) lse - sum_c weight_c z_c
+            wsum = weight.sum() if weight is not None else c
+            smooth = wsum * lse - zsum
             if mask is not None:
                 smooth *= mask
             loss = loss * (1.0 - smoothing) + smooth * (smoothing / c)
         out = _reduce(xp, loss, reduction, denom)
         if ctx is not NOGRAD_CTX:  # recording: keep what backward needs
-            e /= s  # softmax, kept for the backward
-            ctx.p = e
+            ctx.e = e
+            ctx.s = s
             ctx.args = (t, mask, w, denom, weight, reduction, smoothing, c)
-            ctx.save_for_backward(x0)  # only read by a create_graph backward
+            ctx.save_for_backward(x0)  # to recompute the softmax after e is used up
         return out.astype(_F16) if half else out
 
     @staticmethod
@@ -167,21 +182,29 @@ class CrossEntropy(Function):
         if _state.enabled:  # create_graph: the softmax must stay a function of x
             return _ce_backward_graph(ctx, g), None, None, None, None, None
         t, mask, w, denom, weight, reduction, smoothing, c = ctx.args
-        p = ctx.p
-        nd = p.ndim
-        xp = xp_of(p)
-        # loss = -sum_c a_c logp_c per element  =>  d/dx = s (p sum_c a_c - a)
-        s = _grad_scale(g._data.astype(p.dtype, copy=False), reduction, denom)
-        sw = s * w if w is not None else s  # scale of the one-hot term, scalar or per element
+        e, s = ctx.e, ctx.s
+        if e is None:  # a second backward (retain_graph): the buffer was used, recompute it
+            (x,) = ctx.saved_tensors
+            x = x._data.astype(s.dtype, copy=False)
+            xp = xp_of(x)
+            e = xp.exp(x - x.max(axis=1, keepdims=True))
+        else:
+            ctx.e = None
+        nd = e.ndim
+        xp = xp_of(e)
+        # loss = -sum_c a_c logp_c per element  =>  d/dx = scale (softmax sum_c a_c - a)
+        gd = g._data
+        sc = gd / denom if reduction == MEAN else gd  # scalar, or per element for 'none'
+        sw = sc * w if w is not None else sc  # scale of the one-hot term
         if not smoothing:
-            grad = p * (_expand_c(sw, nd) if xp.ndim(sw) else sw)
-            _sub_at(grad, t, sw)
-            return _wrap(grad), None, None, None, None, None
-        a_row, a_cls = _smooth_terms(mask, w, weight, smoothing, c, p.dtype, t.shape, xp, nd)
-        grad = p * _expand_c(s * a_row, nd)
-        grad -= (_expand_c(s, nd) if xp.ndim(s) else s) * a_cls
-        _sub_at(grad, t, (1.0 - smoothing) * sw)
-        return _wrap(grad), None, None, None, None, None
+            e *= _expand_c(sw / s, nd)  # softmax * scale, in place
+            _sub_at(e, t, sw)
+            return _wrap(e), None, None, None, None, None
+        a_row, a_cls = _smooth_terms(mask, w, weight, smoothing, c, e.dtype, t.shape, xp, nd)
+        e *= _expand_c(sc * a_row / s, nd)
+        e -= (_expand_c(sc, nd) if xp.ndim(sc) else sc) * a_cls
+        _sub_at(e, t, (1.0 - smoothing) * sw)
+        return _wrap(e), None, None, None, None, None
 
 
 def _smooth_terms(mask, w, weight, smoothing, c, dtype, shape, xp, nd):
@@ -200,18 +223,19 @@ def _ce_backward_graph(ctx, g):
     """The cross-entropy gradient written with Tensor ops, for double backward."""
     t, mask, w, denom, weight, reduction, smoothing, c = ctx.args
     (x,) = ctx.saved_tensors
-    p = ctx.p
+    p = ctx.s  # only its dtype is read
     xp = xp_of(p)
-    nd = p.ndim
+    nd = x.ndim
+    shape = tuple(x.shape)
     probs = x.softmax(1)
     keep = mask.astype(p.dtype) if mask is not None else xp.ones(t.shape, dtype=p.dtype)
     wi = w if w is not None else keep
     if smoothing:
         a_row, a_cls = _smooth_terms(mask, w, weight, smoothing, c, p.dtype, t.shape, xp, nd)
-        a = xp.broadcast_to(a_cls, p.shape).copy()
+        a = xp.broadcast_to(a_cls, shape).copy()
     else:
         a_row = wi
-        a = xp.zeros(p.shape, dtype=p.dtype)
+        a = xp.zeros(shape, dtype=p.dtype)
     _sub_at(a, t, -(1.0 - smoothing) * wi)
     gs = g / denom if reduction == MEAN else g
     if reduction == NONE:

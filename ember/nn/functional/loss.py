@@ -128,8 +128,8 @@ def _class_index_args(input: Tensor, target: Tensor, weight, op: str):
     if xd != 1 and (td == 0 or input.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if td else 1}).")
-    kind = target._data.dtype
-    if not (kind.name == "int64" or kind.name == "uint8"):
+    td_ = target._data.dtype
+    if not ((td_.kind == "i" and td_.itemsize == 8) or (td_.kind == "u" and td_.itemsize == 1)):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
     if xd <= 2:
         if td > 1:
@@ -171,6 +171,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """
     code = get_enum(_reduction(reduction, size_average, reduce))
     x, t, unbatched = _class_index_args(input, target, weight, "nll_loss")
+    _float_only("nll_loss_out_frame", input)
     _not_differentiable("nll_loss_forward", "weight", weight)
     out = _L.NllLoss.apply(x, t._data, weight, code, ignore_index)
     return out.reshape(()) if unbatched and code == 0 else out
@@ -190,12 +191,21 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         >>> ember.nn.functional.cross_entropy(x, ember.tensor([0, 2]))
         tensor(0.1058)
     """
+    # the call of a classification train step, recognized with a few attribute reads
+    if (weight is None and size_average is None and reduce is None and label_smoothing == 0.0
+            and isinstance(input, Tensor) and isinstance(target, Tensor)):
+        x, t = input._data, target._data
+        td = t.dtype
+        if (x.ndim == 2 and t.ndim == 1 and x.shape[0] == t.shape[0] and td.kind == "i"
+                and td.itemsize == 8 and x.dtype.kind == "f" and reduction in _ENUM):
+            return _L.CrossEntropy.apply(input, t, None, _ENUM[reduction], ignore_index, 0.0)
     code = get_enum(_reduction(reduction, size_average, reduce))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input.shape == target.shape:
         return _cross_entropy_probs(input, target, weight, ignore_index, code, label_smoothing)
     x, t, unbatched = _class_index_args(input, target, weight, "cross_entropy")
+    _float_only("log_softmax_lastdim_kernel_impl", input)
     _not_differentiable("nll_loss_forward", "weight", weight)
     out = _L.CrossEntropy.apply(x, t._data, weight, code, ignore_index, label_smoothing)
     return out.reshape(()) if unbatched and code == 0 else out
