@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import math
 
-from ember import _dtype, backend
+from ember import backend
 from ember.autograd.function import NOGRAD_CTX, Function
 from ember.ops._dispatch import xp_of
-from ember.ops.creation import tensor
 from ember.tensor import Tensor
 
 _CPU = backend.for_device("cpu")
@@ -338,25 +337,31 @@ def adaptive_max_pool(input: Tensor, output, want_idx: bool):
     n = len(output)
     nd = input.dim()
     if 0 in output:
-        y = input.new_empty(tuple(input.shape[:nd - n]) + tuple(output))
-        return (y, y.new_empty(y.shape, dtype=_dtype.int64)) if want_idx else y
+        y = _empty_like_pooled(input, n, output)
+        return (y, y.detach().long()) if want_idx else y
     stages = tuple(adaptive_stage(nd - n + i, input.shape[nd - n + i], output[i])
                    for i in reversed(range(n)))
     return _MAX_NODES[True, n].apply(input, stages, want_idx)
 
 
+def _empty_like_pooled(input: Tensor, n: int, output) -> Tensor:
+    """The empty result of pooling to a size with a 0, still connected to ``input``'s graph."""
+    return input.reshape(-1)[:0].reshape(tuple(input.shape[:input.dim() - n]) + tuple(output))
+
+
 # ---- average pooling: window sums along one axis at a time -----------------------------------
 class _WindowSum(Function):
-    """Sums over the windows of each stage (zero padding), innermost axis first: the linear
-    part of average pooling. Its adjoint ``_WindowSumT`` spreads each sum back over its window;
-    each is the other's backward."""
+    """Window sums over each stage (zero padding), innermost axis first, divided by ``div``
+    (a number or an array of the output's trailing shape): average pooling, a linear map. Its
+    adjoint ``_WindowSumT`` spreads each (divided) value back over its window; each is the
+    other's backward."""
 
     _array_forward = True
     _node_name = "AvgPool2DBackward0"
 
     @staticmethod
-    def forward(ctx, x, stages):
-        ctx.stages, ctx.in_shape = stages, x.shape
+    def forward(ctx, x, stages, div):
+        ctx.stages, ctx.in_shape, ctx.div = stages, x.shape, div
         xp = xp_of(x)
         if xp.device_type == "meta":
             return xp.empty(_stage_out_shape(x.shape, stages), dtype=x.dtype)
@@ -365,25 +370,31 @@ class _WindowSum(Function):
             x = st.slot(xp, a, 0).copy()
             for j in range(1, st.k):
                 x += st.slot(xp, a, j)
-        return x
+        if x.dtype.kind == "f":
+            x /= div
+            return x
+        # NOTE: matches torch: integer sums are divided with truncation toward zero
+        return xp.floor_divide(xp.abs(x), abs(div)) * (xp.sign(x) * xp.sign(div))
 
     @staticmethod
     def backward(ctx, g):
-        return _WindowSumT.apply(g, ctx.stages, ctx.in_shape), None
+        return _WindowSumT.apply(g, ctx.stages, ctx.in_shape, ctx.div), None, None
 
 
 class _WindowSumT(Function):
-    """Each window's value added to every element of its window (adjoint of ``_WindowSum``)."""
+    """Each window's value divided by ``div`` and added to every element of its window (the
+    adjoint of ``_WindowSum``)."""
 
     _array_forward = True
     _node_name = "AvgPool2DBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, stages, in_shape):
-        ctx.stages = stages
+    def forward(ctx, g, stages, in_shape, div):
+        ctx.stages, ctx.div = stages, div
         xp = xp_of(g)
         if xp.device_type == "meta":
             return xp.zeros(in_shape, dtype=g.dtype)
+        g = g / div
         for st in reversed(stages):
             shape = list(g.shape)
             shape[st.axis] = st.p + st.size + st.hi
@@ -400,7 +411,7 @@ class _WindowSumT(Function):
 
     @staticmethod
     def backward(ctx, gg):
-        return _WindowSum.apply(gg, ctx.stages), None, None
+        return _WindowSum.apply(gg, ctx.stages, ctx.div), None, None, None
 
 
 def _sum_node(name: str) -> type:
@@ -417,18 +428,16 @@ _SUM_NODES = {
 }
 
 
-def _divide(y: Tensor, counts: list, integral: bool) -> Tensor:
-    """``y`` divided by the window sizes: per axis ``counts`` (outermost first), whose
-    products are the divisors."""
-    if all(len(set(c)) <= 1 for c in counts):  # one size for every window: a number
-        div = math.prod(c[0] for c in counts if c)
-    else:
-        div = None
-        for c in counts:
-            a = _CPU.asarray(c, dtype=y._data.dtype)
-            div = a if div is None else div[..., None] * a
-        div = tensor(div, device=y.device)
-    return y.div(div, rounding_mode="trunc") if integral else y / div
+def _divisor(counts: list, dtype):
+    """The divisors of the window sums: the products of the per-axis window sizes ``counts``
+    (outermost first); a number when every window has the same size."""
+    if all(len(set(c)) <= 1 for c in counts):
+        return math.prod(c[0] for c in counts if c)
+    div = None
+    for c in counts:
+        a = _CPU.asarray(c, dtype=dtype)
+        div = a if div is None else div[..., None] * a
+    return div
 
 
 def avg_pool(input: Tensor, kernel, stride, padding, output, ceil_mode: bool,
@@ -451,11 +460,8 @@ def avg_pool(input: Tensor, kernel, stride, padding, output, ceil_mode: bool,
             # not what ceil mode reads past it
             c.append(e - b if count_include_pad else min(e, size) - max(b, 0))
         counts.append(c)
-    y = _SUM_NODES[False, n].apply(input, tuple(reversed(stages)))
-    integral = input._data.dtype.kind != "f"
-    if divisor_override is not None:
-        return y.div(divisor_override, rounding_mode="trunc") if integral else y / divisor_override
-    return _divide(y, counts, integral)
+    div = divisor_override if divisor_override is not None else _divisor(counts, input._data.dtype)
+    return _SUM_NODES[False, n].apply(input, tuple(reversed(stages)), div)
 
 
 def adaptive_avg_pool(input: Tensor, output) -> Tensor:
@@ -466,7 +472,7 @@ def adaptive_avg_pool(input: Tensor, output) -> Tensor:
     if all(o == 1 for o in output):
         return input.mean(tuple(range(nd - n, nd)), keepdim=True)
     if 0 in output:
-        return input.new_empty(tuple(input.shape[:nd - n]) + tuple(output))
+        return _empty_like_pooled(input, n, output)
     stages = []
     counts = []
     for i in range(n):
@@ -474,8 +480,8 @@ def adaptive_avg_pool(input: Tensor, output) -> Tensor:
         size, o = input.shape[axis], output[i]
         stages.append(adaptive_stage(axis, size, o))
         counts.append([e - b for b, e in adaptive_bounds(size, o)])
-    y = _SUM_NODES[True, n].apply(input, tuple(reversed(stages)))
-    return _divide(y, counts, False)
+    div = _divisor(counts, input._data.dtype)
+    return _SUM_NODES[True, n].apply(input, tuple(reversed(stages)), div)
 
 
 __all__: list[str] = []

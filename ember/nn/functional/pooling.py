@@ -233,7 +233,7 @@ def _avg_pool(n, op, input, kernel_size, stride, padding, ceil_mode, count_inclu
     k = _ints(op, "kernel_size", kernel_size, n)
     s = _ints(op, "stride", stride, n, optional=True) or k
     p = _ints(op, "padding", padding, n)
-    if n > 1 and input.dim() < n:
+    if n == 2 and input.dim() < 3:
         # NOTE: matches torch: a too-small input fails on a dim lookup
         raise IndexError(f"{op}: Dimension out of range (expected to be in range of "
                          f"[{-input.dim()}, {input.dim() - 1}], but got {-n - 1}): the input "
