@@ -86,8 +86,8 @@ CONV_CASES = [
 
 
 @needs_torch
-@pytest.mark.parametrize("dims,xs,ws,kw", CONV_CASES)
-@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in
+                                                 enumerate(CONV_CASES)])
 def test_conv_matches_torch(dims, xs, ws, kw, bias):
     name = f"conv{dims}d"
     _run_parity(getattr(F, name), getattr(TF, name), xs, ws, ws[0] if bias else None, **kw)
@@ -110,8 +110,8 @@ CONVT_CASES = [
 
 
 @needs_torch
-@pytest.mark.parametrize("dims,xs,ws,kw", CONVT_CASES)
-@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in
+                                                 enumerate(CONVT_CASES)])
 def test_conv_transpose_matches_torch(dims, xs, ws, kw, bias):
     name = f"conv_transpose{dims}d"
     nb = ws[1] * kw.get("groups", 1) if bias else None
@@ -346,7 +346,7 @@ def test_module_matches_torch(cls, args, kw, xs):
     ey.sum().backward()
     ty.sum().backward()
     _close(ex.grad, tx.grad)
-    for (n, ep), (_, tp) in zip(e.named_parameters(), t.named_parameters(), strict=True):
+    for (_n, ep), (_, tp) in zip(e.named_parameters(), t.named_parameters(), strict=True):
         _close(ep.grad, tp.grad)
 
 
