@@ -40,6 +40,11 @@ def _close(a, b, rtol=RTOL, atol=1e-10):
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
+def _msg(exc) -> str:
+    """torch's message as ember words it (``torch.Size`` is ``ember.Size``)."""
+    return str(exc).replace("torch.", "ember.")
+
+
 def _pair(name, *args, **kwargs):
     """An ember module and a torch module of the same class, weights copied by state_dict
     (numpy round trip: proves the keys match)."""
@@ -151,7 +156,7 @@ def test_layer_norm_errors_match_torch(call):
         call(TF, _t(x), lambda n: torch.ones(n))
     with pytest.raises(type(t.value)) as e:
         call(F, x, lambda n: ember.ones(n))
-    assert str(e.value) == str(t.value)
+    assert str(e.value) == _msg(t.value)
 
 
 @needs_torch
@@ -163,7 +168,7 @@ def test_layer_norm_dtype_errors_match_torch():
         with pytest.raises(RuntimeError) as e:
             F.layer_norm(ember.ones(2, 3, dtype=getattr(ember, xd)), (3,),
                          ember.ones(3, dtype=getattr(ember, wd)))
-        assert str(e.value) == str(t.value)
+        assert str(e.value) == _msg(t.value)
     with pytest.raises(NotImplementedError, match="LayerNormKernelImpl"):
         F.layer_norm(ember.ones(2, 3, dtype=ember.int64), (3,))
 
@@ -211,3 +216,507 @@ def test_layer_norm_empty_input():
     assert y.shape == (0, 4)
     y.sum().backward()
     assert x.grad.shape == (0, 4)
+
+
+# ---- batch_norm ----------------------------------------------------------------------------------
+BN_SHAPES = {"BatchNorm1d": [(6, 3), (4, 3, 5)], "BatchNorm2d": [(4, 3, 5, 2)],
+             "BatchNorm3d": [(2, 3, 2, 3, 2)]}
+
+
+@needs_torch
+@pytest.mark.parametrize("name,shape", [(n, s) for n, ss in BN_SHAPES.items() for s in ss])
+@pytest.mark.parametrize("momentum,affine,track", [(0.1, True, True), (None, True, True),
+                                                   (0.7, False, True), (0.1, True, False)])
+def test_batch_norm_training_steps_match_torch(name, shape, momentum, affine, track):
+    e, t = _pair(name, 3, eps=1e-3, momentum=momentum, affine=affine, track_running_stats=track)
+    rng = np.random.default_rng(7)
+    for step in range(3):
+        xn = rng.standard_normal(shape) * (step + 1) + step  # the statistics move
+        ex = ember.tensor(xn, requires_grad=True)
+        tx = torch.tensor(xn, requires_grad=True)
+        ey, ty = e(ex), t(tx)
+        _close(ey, ty)
+        e.zero_grad()
+        t.zero_grad()
+        _grads(e, t, ex, tx, ey, ty, seed=step)
+        for k, v in t.state_dict().items():
+            _close(e.state_dict()[k], v)
+    assert e.state_dict().keys() == t.state_dict().keys()
+    if track:
+        assert e.num_batches_tracked.dtype == ember.int64 and int(e.num_batches_tracked) == 3
+    e.eval()
+    t.eval()
+    ex = _rand(shape, 9, True)
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    assert ey.grad_fn.name() == ty.grad_fn.name() == "NativeBatchNormBackward0"
+    _grads(e, t, ex, tx, ey, ty)
+
+
+@needs_torch
+def test_batch_norm_float32_and_float16():
+    rng = np.random.default_rng(0)
+    xn = (rng.standard_normal((8, 4, 6, 6)) * 3 + 5).astype(np.float32)
+    e, t = ember.nn.BatchNorm2d(4), torch.nn.BatchNorm2d(4)
+    ex, tx = ember.tensor(xn, requires_grad=True), torch.tensor(xn, requires_grad=True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty, 1e-4, 1e-5)
+    ey.square().sum().backward()
+    ty.square().sum().backward()
+    _close(ex.grad, tx.grad, 1e-3, 1e-4)
+    _close(e.weight.grad, t.weight.grad, 1e-4, 1e-3)
+    _close(e.running_var, t.running_var, 1e-5, 1e-6)
+    h = ember.tensor(xn[:, :, :2, :2], dtype=ember.float16)
+    y = F.batch_norm(h, None, None, ember.ones(4), ember.zeros(4), training=True)
+    ty = TF.batch_norm(torch.tensor(xn[:, :, :2, :2]).half(), None, None, torch.ones(4),
+                       torch.zeros(4), training=True)
+    assert y.dtype == ember.float16
+    _close(y.float(), ty.float(), 1e-2, 1e-2)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_gradcheck_and_gradgradcheck(training):
+    x = _rand((4, 3, 2), 0, True)
+    w, b = _rand(3, 1, True), _rand(3, 2, True)
+    rm, rv = _rand(3, 3), _rand(3, 4).abs() + 0.5
+
+    def f(x, w, b):
+        return F.batch_norm(x, None if training else rm, None if training else rv, w, b,
+                            training=training, eps=1e-3)
+
+    assert ember.autograd.gradcheck(f, (x, w, b))
+    assert ember.autograd.gradgradcheck(f, (x, w, b))
+    assert ember.autograd.gradgradcheck(lambda x: F.batch_norm(x, None, None, training=True),
+                                        (_rand((5, 2), 5, True),))
+
+
+@needs_torch
+def test_batch_norm_double_backward_matches_torch():
+    e, t = _pair("BatchNorm2d", 3)
+    ex = _rand((4, 3, 2, 2), requires_grad=True)
+    tx = _t(ex, True)
+    (gx,) = ember.autograd.grad(e(ex).pow(3).sum(), ex, create_graph=True)
+    (tgx,) = torch.autograd.grad(t(tx).pow(3).sum(), tx, create_graph=True)
+    _close(gx, tgx)
+    gx.square().sum().backward()
+    tgx.square().sum().backward()
+    _close(ex.grad, tx.grad)
+    _close(e.weight.grad, t.weight.grad)
+    _close(e.bias.grad, t.bias.grad)
+
+
+@needs_torch
+def test_batch_norm_functional_running_stats_updated_in_place():
+    x = _rand((5, 3, 4))
+    rm, rv = ember.zeros(3, dtype=F64), ember.ones(3, dtype=F64)
+    trm, trv = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    data = rm._data
+    y = F.batch_norm(x, rm, rv, training=True, momentum=0.25)
+    ty = TF.batch_norm(_t(x), trm, trv, training=True, momentum=0.25)
+    assert rm._data is data  # in place: same buffer
+    _close(y, ty)
+    _close(rm, trm)
+    _close(rv, trv)  # unbiased variance in the running estimate
+    F.batch_norm(x, rm, rv, training=False)
+    _close(rm, trm)
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda F, x, o: F.batch_norm(x, o(4), o(3), training=True),
+    lambda F, x, o: F.batch_norm(x, o(3), o(4), training=False),
+    lambda F, x, o: F.batch_norm(x, o(3), o(3), o(4), training=True),
+    lambda F, x, o: F.batch_norm(x, o(3), o(3), None, o(2), training=True),
+    lambda F, x, o: F.batch_norm(x[:1, :, :1], o(3), o(3), training=True),
+    lambda F, x, o: F.batch_norm(x[:, :, 0], None, None, training=False),
+    lambda F, x, o: F.batch_norm(x, o(3), None, training=False),
+    lambda F, x, o: F.batch_norm(x, o(3), o(3), training=True, eps=0.0),
+    lambda F, x, o: F.batch_norm(x, o(3), o(3), training=False, eps=-1.0),
+    lambda F, x, o: F.batch_norm(x[0, 0], o(3), o(3), training=True),
+], ids=["rm", "rv", "weight", "bias", "one_value", "eval_no_stats", "eval_no_var", "eps0",
+        "eps_neg", "1d"])
+def test_batch_norm_errors_match_torch(call):
+    x = _rand((4, 3, 5), dtype=ember.float32)
+    with pytest.raises(Exception) as t:
+        call(TF, _t(x), lambda n: torch.ones(n))
+    with pytest.raises(type(t.value)) as e:
+        call(F, x, lambda n: ember.ones(n))
+    assert str(e.value) == _msg(t.value)
+
+
+@needs_torch
+@pytest.mark.parametrize("name,bad", [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)),
+                                      ("BatchNorm2d", (2, 3, 4)), ("BatchNorm3d", (2, 3, 4, 5)),
+                                      ("InstanceNorm1d", (3,)), ("InstanceNorm2d", (2, 3)),
+                                      ("InstanceNorm3d", (2, 3, 4, 5, 6, 7))])
+def test_norm_module_input_rank_errors_match_torch(name, bad):
+    with pytest.raises(ValueError) as t:
+        getattr(torch.nn, name)(3)(torch.ones(bad))
+    with pytest.raises(ValueError) as e:
+        getattr(ember.nn, name)(3)(ember.ones(bad))
+    assert str(e.value) == _msg(t.value)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
+                                  "InstanceNorm2d", "InstanceNorm3d"])
+@pytest.mark.parametrize("kw", [{}, {"affine": False}, {"track_running_stats": False},
+                                {"momentum": None, "eps": 1e-3}, {"bias": False},
+                                {"affine": True, "track_running_stats": True}])
+def test_norm_base_repr_constants_state_dict(name, kw):
+    e, t = getattr(ember.nn, name)(5, **kw), getattr(torch.nn, name)(5, **kw)
+    assert repr(e) == repr(t)
+    assert type(e).__constants__ == type(t).__constants__
+    es, ts = e.state_dict(), t.state_dict()
+    assert list(es) == list(ts)
+    for k, v in ts.items():
+        assert str(es[k].dtype) == str(v.dtype).replace("torch", "ember")
+        np.testing.assert_array_equal(es[k].numpy(), v.numpy())
+    assert es._metadata[""]["version"] == ts._metadata[""]["version"] == 2
+
+
+@needs_torch
+def test_batch_norm_loads_old_state_dict_without_num_batches_tracked():
+    e, t = ember.nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
+    with ember.no_grad():
+        e.num_batches_tracked.fill_(5)
+    sd = t.state_dict()
+    del sd["num_batches_tracked"]
+    sd._metadata[""]["version"] = 1
+    esd = type(e.state_dict())({k: ember.tensor(v.numpy()) for k, v in sd.items()})
+    esd._metadata = {"": {"version": 1}}
+    e.load_state_dict(esd)  # strict: the missing count is filled in, the module's kept
+    assert int(e.num_batches_tracked) == 5
+    t.num_batches_tracked.fill_(5)
+    t.load_state_dict(sd)
+    assert int(t.num_batches_tracked) == 5
+    # a version-2 state_dict must have it
+    esd = e.state_dict()
+    del esd["num_batches_tracked"]
+    assert esd._metadata[""]["version"] == 2
+    with pytest.raises(RuntimeError, match='Missing key.*"num_batches_tracked"'):
+        e.load_state_dict(esd)
+
+
+def test_batch_norm_old_state_dict_into_meta_module_gets_zero():
+    e = ember.nn.BatchNorm1d(3)
+    sd = {k: v for k, v in e.state_dict().items() if k != "num_batches_tracked"}
+    m = ember.nn.BatchNorm1d(3, device="meta")
+    m.load_state_dict(sd, assign=True)
+    assert not m.num_batches_tracked.is_meta and int(m.num_batches_tracked) == 0
+    assert m.num_batches_tracked.dtype == ember.int64
+
+
+def test_batch_norm_reset_and_running_stats():
+    m = ember.nn.BatchNorm1d(4)
+    m(_rand((8, 4), dtype=ember.float32))
+    assert int(m.num_batches_tracked) == 1 and float(m.running_mean.abs().sum()) > 0
+    m.reset_running_stats()
+    np.testing.assert_array_equal(m.running_mean.numpy(), np.zeros(4, np.float32))
+    np.testing.assert_array_equal(m.running_var.numpy(), np.ones(4, np.float32))
+    assert int(m.num_batches_tracked) == 0
+    m.eval()
+    x = _rand((2, 4), dtype=ember.float32)
+    np.testing.assert_allclose(m(x).detach().numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
+    # eval without running statistics uses the batch's
+    u = ember.nn.BatchNorm1d(4, track_running_stats=False).eval()
+    y = u(x).detach().numpy()
+    np.testing.assert_allclose(y.mean(0), 0, atol=1e-6)
+
+
+@needs_torch
+def test_batch_norm_eval_mode_inference_matches_torch():
+    e, t = _pair("BatchNorm2d", 3)
+    with torch.no_grad():
+        t.running_mean.normal_()
+        t.running_var.uniform_(0.5, 2)
+    e.load_state_dict({k: ember.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    e.eval()
+    t.eval()
+    x = _rand((2, 3, 4, 4))
+    with ember.no_grad():
+        y = e(x)
+    _close(y, t(_t(x)))
+
+
+def test_batch_norm_meta_allocates_nothing():
+    tracemalloc.start()
+    try:
+        m = ember.nn.BatchNorm2d(1_000_000, device="meta")
+        y = m(ember.empty(8, 1_000_000, 4, 4, device="meta"))
+        m.eval()
+        y2 = m(ember.empty(8, 1_000_000, 4, 4, device="meta"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000
+    assert m.weight.is_meta and m.running_var.is_meta and m.running_var.shape == (1_000_000,)
+    assert y.is_meta and y.shape == y2.shape == (8, 1_000_000, 4, 4)
+
+
+@needs_torch
+@pytest.mark.parametrize("name,shape", [("LazyBatchNorm1d", (4, 3)),
+                                        ("LazyBatchNorm2d", (2, 3, 4, 4)),
+                                        ("LazyBatchNorm3d", (2, 3, 2, 2, 2)),
+                                        ("LazyInstanceNorm1d", (2, 3, 5)),
+                                        ("LazyInstanceNorm2d", (2, 3, 4, 4)),
+                                        ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))])
+def test_lazy_norms_infer_num_features(name, shape):
+    e, t = getattr(ember.nn, name)(dtype=F64), getattr(torch.nn, name)(dtype=torch.float64)
+    assert repr(e) == repr(t)
+    x = _rand(shape)
+    _close(e(x), t(_t(x)))
+    assert type(e).__name__ == type(t).__name__ == name[4:]
+    assert e.num_features == 3 and repr(e) == repr(t)
+    for k, v in t.state_dict().items():
+        _close(e.state_dict()[k], v)
+
+
+# ---- instance_norm -------------------------------------------------------------------------------
+@needs_torch
+@pytest.mark.parametrize("name,shape", [("InstanceNorm1d", (3, 4, 5)), ("InstanceNorm1d", (4, 5)),
+                                        ("InstanceNorm2d", (2, 4, 3, 3)),
+                                        ("InstanceNorm2d", (4, 3, 3)),
+                                        ("InstanceNorm3d", (2, 4, 2, 3, 2))])
+@pytest.mark.parametrize("affine,track,momentum", [(False, False, 0.1), (True, False, 0.1),
+                                                   (True, True, 0.3), (False, True, None)])
+def test_instance_norm_modules_match_torch(name, shape, affine, track, momentum):
+    e, t = _pair(name, 4, affine=affine, track_running_stats=track, momentum=momentum)
+    for step in range(2):
+        ex = _rand(shape, step, True)
+        tx = _t(ex, True)
+        ey, ty = e(ex), t(tx)
+        _close(ey, ty)
+        e.zero_grad()
+        t.zero_grad()
+        _grads(e, t, ex, tx, ey, ty, seed=step)
+        for k, v in t.state_dict().items():
+            _close(e.state_dict()[k], v)
+    e.eval()
+    t.eval()
+    ex = _rand(shape, 5, True)
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    _grads(e, t, ex, tx, ey, ty)
+
+
+@needs_torch
+def test_instance_norm_num_features_mismatch_warns_or_raises_as_torch():
+    x = np.ones((2, 4, 5))
+    with pytest.warns(UserWarning) as ew:
+        ember.nn.InstanceNorm1d(3)(ember.tensor(x))
+    with pytest.warns(UserWarning) as tw:
+        torch.nn.InstanceNorm1d(3)(torch.tensor(x))
+    assert str(ew[0].message) == str(tw[0].message)
+    with pytest.raises(ValueError) as e:
+        ember.nn.InstanceNorm1d(3, affine=True)(ember.tensor(x))
+    with pytest.raises(ValueError) as t:
+        torch.nn.InstanceNorm1d(3, affine=True)(torch.tensor(x))
+    assert str(e.value) == _msg(t.value)
+
+
+@needs_torch
+def test_instance_norm_old_state_dict_with_running_stats_is_an_error_like_torch():
+    sd = {"running_mean": np.zeros(3), "running_var": np.ones(3)}
+    with pytest.raises(RuntimeError) as t:
+        tsd = {k: torch.tensor(v) for k, v in sd.items()}
+        torch.nn.InstanceNorm1d(3).load_state_dict(tsd)
+    with pytest.raises(RuntimeError) as e:
+        ember.nn.InstanceNorm1d(3).load_state_dict({k: ember.tensor(v) for k, v in sd.items()})
+    assert "Unexpected running stats buffer(s)" in str(e.value)
+    tmsg = str(t.value).split("\n\t", 1)[1]
+    assert tmsg in str(e.value)
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda F, x, o: F.instance_norm(x, use_input_stats=False),
+    lambda F, x, o: F.instance_norm(x, o(3), o(2)),
+    lambda F, x, o: F.instance_norm(x, None, None, o(2)),
+    lambda F, x, o: F.instance_norm(x[:, :, :1]),
+], ids=["no_stats", "rv", "weight", "one_spatial"])
+def test_instance_norm_errors_match_torch(call):
+    x = _rand((2, 3, 4), dtype=ember.float32)
+    with pytest.raises(Exception) as t:
+        call(TF, _t(x), lambda n: torch.ones(n))
+    with pytest.raises(type(t.value)) as e:
+        call(F, x, lambda n: ember.ones(n))
+    assert str(e.value) == _msg(t.value)
+
+
+def test_instance_norm_gradcheck():
+    args = (_rand((2, 3, 4), 0, True), _rand(3, 1, True), _rand(3, 2, True))
+
+    def f(x, w, b):
+        return F.instance_norm(x, None, None, w, b, eps=1e-3)
+
+    assert ember.autograd.gradcheck(f, args)
+    assert ember.autograd.gradgradcheck(f, args)
+
+
+# ---- group_norm ----------------------------------------------------------------------------------
+@needs_torch
+@pytest.mark.parametrize("groups,shape", [(1, (2, 6, 4)), (2, (3, 6, 2, 2)), (6, (2, 6, 3)),
+                                          (3, (2, 6)), (2, (1, 6, 2, 2, 2))])
+@pytest.mark.parametrize("affine,bias", [(True, True), (False, False), (True, False)])
+def test_group_norm_module_parity(groups, shape, affine, bias):
+    e, t = _pair("GroupNorm", groups, 6, eps=1e-3, affine=affine, bias=bias)
+    ex = _rand(shape, requires_grad=True)
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    _grads(e, t, ex, tx, ey, ty)
+
+
+def test_group_norm_gradcheck():
+    args = (_rand((2, 4, 3), 0, True), _rand(4, 1, True), _rand(4, 2, True))
+
+    def f(x, w, b):
+        return F.group_norm(x, 2, w, b, 1e-3)
+
+    assert ember.autograd.gradcheck(f, args)
+    assert ember.autograd.gradgradcheck(f, args)
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda F, x, o: F.group_norm(x, 2),
+    lambda F, x, o: F.group_norm(x, 3, o(4)),
+    lambda F, x, o: F.group_norm(x, 3, None, o(2)),
+    lambda F, x, o: F.group_norm(x[0, 0], 1),
+    lambda F, x, o: F.group_norm(x[:1, :, :1], 3),
+    lambda F, x, o: F.group_norm(x, 0),
+], ids=["divisible", "weight", "bias", "1d", "one_value", "zero_groups"])
+def test_group_norm_errors_match_torch(call):
+    x = _rand((4, 3, 5), dtype=ember.float32)
+    with pytest.raises(Exception) as t:
+        call(TF, _t(x), lambda n: torch.ones(n))
+    with pytest.raises(type(t.value)) as e:
+        call(F, x, lambda n: ember.ones(n))
+    assert str(e.value) == _msg(t.value)
+
+
+@needs_torch
+def test_group_norm_construction_errors_and_repr():
+    with pytest.raises(ValueError) as e:
+        ember.nn.GroupNorm(2, 3)
+    with pytest.raises(ValueError) as t:
+        torch.nn.GroupNorm(2, 3)
+    assert str(e.value) == _msg(t.value)
+    for kw in ({}, {"affine": False}, {"bias": False}, {"eps": 0.1}):
+        assert repr(ember.nn.GroupNorm(2, 4, **kw)) == repr(torch.nn.GroupNorm(2, 4, **kw))
+    assert ember.nn.GroupNorm.__constants__ == torch.nn.GroupNorm.__constants__
+
+
+# ---- rms_norm ------------------------------------------------------------------------------------
+@needs_torch
+@pytest.mark.parametrize("shape,ns", [((4, 5), (5,)), ((2, 3, 4), (3, 4)), ((6,), (6,))])
+@pytest.mark.parametrize("eps", [None, 1e-3])
+@pytest.mark.parametrize("affine", [True, False])
+def test_rms_norm_module_parity(shape, ns, eps, affine):
+    e, t = _pair("RMSNorm", ns, eps=eps, elementwise_affine=affine)
+    assert repr(e) == repr(t)
+    ex = _rand(shape, requires_grad=True) * 1e-4  # small: eps matters
+    ex = ex.detach().requires_grad_()
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    _grads(e, t, ex, tx, ey, ty)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,rtol", [("float32", 1e-5), ("float16", 2e-3)])
+def test_rms_norm_default_eps_per_dtype(dtype, rtol):
+    x = _rand((3, 8), dtype=getattr(ember, dtype)) * 1e-3
+    y, ty = F.rms_norm(x, (8,)), TF.rms_norm(_t(x), (8,))
+    assert y.dtype == x.dtype
+    _close(y.float(), ty.float(), rtol, rtol)
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda F, x, o: F.rms_norm(x, (5,), o(4)),
+    lambda F, x, o: F.rms_norm(x, (4,)),
+    lambda F, x, o: F.rms_norm(x, ()),
+    lambda F, x, o: F.rms_norm(x, 5),
+], ids=["weight", "input", "empty", "int"])
+def test_rms_norm_errors_match_torch(call):
+    x = _rand((4, 3, 5), dtype=ember.float32)
+    with pytest.raises(Exception) as t:
+        call(TF, _t(x), lambda n: torch.ones(n))
+    with pytest.raises(type(t.value)) as e:
+        call(F, x, lambda n: ember.ones(n))
+    assert str(e.value) == _msg(t.value)
+    with pytest.raises(NotImplementedError, match='"rms_norm" not implemented'):
+        F.rms_norm(ember.ones(2, 3, dtype=ember.int64), (3,))
+
+
+def test_rms_norm_gradcheck():
+    args = (_rand((3, 4), 0, True), _rand(4, 1, True))
+    assert ember.autograd.gradcheck(lambda x, w: F.rms_norm(x, (4,), w, 1e-3), args)
+    assert ember.autograd.gradgradcheck(lambda x, w: F.rms_norm(x, (4,), w, 1e-3), args)
+
+
+# ---- local_response_norm and normalize -----------------------------------------------------------
+@needs_torch
+@pytest.mark.parametrize("shape", [(2, 7, 5), (2, 6, 3, 4), (1, 5, 2, 3, 2)])
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 9])
+def test_local_response_norm_parity(shape, size):
+    e, t = ember.nn.LocalResponseNorm(size, 0.3, 0.6, 1.5), torch.nn.LocalResponseNorm(
+        size, 0.3, 0.6, 1.5)
+    assert repr(e) == repr(t)
+    ex = _rand(shape, requires_grad=True)
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    _grads(e, t, ex, tx, ey, ty)
+
+
+@needs_torch
+def test_local_response_norm_errors_and_empty():
+    with pytest.raises(ValueError) as e:
+        F.local_response_norm(ember.ones(3, 4), 2)
+    with pytest.raises(ValueError) as t:
+        TF.local_response_norm(torch.ones(3, 4), 2)
+    assert str(e.value) == _msg(t.value)
+    x = ember.ones(0, 3, 4)
+    assert F.local_response_norm(x, 2) is x
+    assert ember.autograd.gradcheck(lambda x: F.local_response_norm(x, 3, 0.5, 0.7, 1.0),
+                                    (_rand((1, 4, 3), 0, True),))
+
+
+@needs_torch
+@pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, -1), (3.0, 0), (float("inf"), 1)])
+def test_normalize_parity(p, dim):
+    ex = _rand((3, 4, 5), requires_grad=True)
+    tx = _t(ex, True)
+    ey, ty = F.normalize(ex, p, dim), TF.normalize(tx, p, dim)
+    _close(ey, ty)
+    g = np.random.default_rng(1).standard_normal((3, 4, 5))
+    ey.backward(ember.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(ex.grad, tx.grad)
+
+
+@needs_torch
+def test_normalize_eps_and_out():
+    z = ember.zeros(2, 3, dtype=F64)
+    np.testing.assert_array_equal(F.normalize(z).numpy(), np.zeros((2, 3)))
+    x = _rand((2, 3))
+    out = ember.empty(2, 3, dtype=F64)
+    r = F.normalize(x, out=out)
+    assert r is out
+    _close(out, TF.normalize(_t(x)))
+
+
+def test_family_all_is_complete():
+    for fn in ("batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
+               "local_response_norm", "normalize"):
+        assert fn in F.__all__ and callable(getattr(F, fn))
+    for name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LayerNorm",
+                 "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d",
+                 "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+                 "LazyInstanceNorm3d", "LazyBatchNorm2d", "LazyBatchNorm3d"):
+        assert isinstance(getattr(ember.nn, name), type)

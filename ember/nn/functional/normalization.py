@@ -247,10 +247,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"of shape {list(shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
+            # NOTE: matches torch: both messages show the weight's shape ([0] without one)
+            shown = [0] if weight is None else list(weight.shape)
             raise RuntimeError(
                 f"Expected {name} to be a vector of size equal to the number of channels in "
-                f"input, but got {name} of shape {list(t.shape)} and input of shape "
-                f"{list(shape)}")
+                f"input, but got {name} of shape {shown} and input of shape {list(shape)}")
     x = input._data
     _check_float("group_norm", x)
     _check_params_dtype(x, weight, bias)
@@ -269,7 +270,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """``input / sqrt(mean(input ** 2) + eps) * weight``, the mean over the last
-    ``len(normalized_shape)`` dims; ``eps=None`` is the input dtype's machine epsilon.
+    ``len(normalized_shape)`` dims; ``eps=None`` is the machine epsilon of the input's dtype
+    (float32's for float16).
 
     Example:
         >>> ember.nn.functional.rms_norm(ember.tensor([[3.0, 4.0]]), (2,))
@@ -282,8 +284,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     x = input._data
     _check_float("rms_norm", x)
     if eps is None:
-        # NOTE: matches torch: the default eps is the input dtype's machine epsilon
-        eps = float(_finfo_eps(x.dtype))
+        # NOTE: matches torch: the default eps is the machine epsilon of the compute dtype
+        # (float32's for float16 inputs)
+        eps = 2.0 ** -52 if x.dtype.char == "d" else 2.0 ** -23
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     # float16 is computed in float32, as PyTorch's CPU path (opmath)
     xf = input.float() if x.dtype.char == "e" else input
@@ -291,10 +294,6 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if weight is not None:
         y = y * weight
     return y.to(input.dtype) if y.dtype != input.dtype else y
-
-
-def _finfo_eps(np_dtype) -> float:
-    return {"e": 2.0 ** -10, "f": 2.0 ** -23, "d": 2.0 ** -52}[np_dtype.char]
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -128,8 +128,8 @@ class GroupNorm(Module):
 
 class RMSNorm(Module):
     """Root-mean-square normalization over the last dims (``normalized_shape``):
-    ``x / sqrt(mean(x ** 2) + eps) * weight``; ``eps=None`` is the input dtype's machine
-    epsilon.
+    ``x / sqrt(mean(x ** 2) + eps) * weight``; ``eps=None`` is the machine epsilon of the
+    input's dtype (float32's for float16).
 
     Example:
         >>> m = ember.nn.RMSNorm([2, 3])
