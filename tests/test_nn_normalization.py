@@ -720,3 +720,23 @@ def test_family_all_is_complete():
                  "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
                  "LazyInstanceNorm3d", "LazyBatchNorm2d", "LazyBatchNorm3d"):
         assert isinstance(getattr(ember.nn, name), type)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: ember.nn.GroupNorm(2, 4, device="meta"), (2, 4, 3)),
+    (lambda: ember.nn.InstanceNorm1d(4, affine=True, track_running_stats=True, device="meta"),
+     (2, 4, 3)),
+    (lambda: ember.nn.InstanceNorm2d(4, device="meta"), (4, 3, 3)),
+    (lambda: ember.nn.RMSNorm(3, device="meta"), (2, 4, 3)),
+    (lambda: ember.nn.LocalResponseNorm(2), (2, 4, 3)),
+    (lambda: ember.nn.BatchNorm1d(4, device="meta"), (2, 4)),
+    (lambda: ember.nn.BatchNorm3d(4, device="meta"), (2, 4, 2, 2, 2)),
+], ids=["group", "instance1d", "instance2d_unbatched", "rms", "lrn", "bn1d", "bn3d"])
+def test_norm_modules_run_on_meta(make, shape):
+    m = make()
+    for p in m.parameters():
+        assert p.is_meta
+    for b in m.buffers():
+        assert b.is_meta or b.dtype == ember.int64
+    y = m(ember.empty(*shape, device="meta"))
+    assert y.is_meta and y.shape == shape and y.dtype == ember.float32

@@ -3,6 +3,7 @@ rms_norm, local_response_norm, normalize."""
 
 from __future__ import annotations
 
+from ember.ops._dispatch import xp_of
 from ember.ops.creation import zeros
 from ember.ops.joining import cat
 from ember.ops.normalization import NativeBatchNorm, NativeLayerNorm
@@ -217,7 +218,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 def _tile(a, n: int):
     """``a`` (1-D, raw) repeated ``n`` times, as a new array (the op updates it in place)."""
-    return a.reshape(1, -1).repeat(n, axis=0).reshape(-1)
+    xp = xp_of(a)
+    out = xp.empty((n, a.shape[0]), dtype=a.dtype)
+    out[...] = a
+    return out.reshape(-1)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
