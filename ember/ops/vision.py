@@ -327,7 +327,10 @@ def nearest_index(n_in, n_out, scale, exact):
     idx = _cpu.minimum(idx, n_in - 1)
     # the runs of equal indices (idx is non-decreasing), for the gradient's sums
     present, starts = _cpu.unique(idx, return_index=True)
-    return idx, present, starts
+    # an integer upscale k that repeats each input k times: repeat / reshape-sum (faster)
+    k = n_out // n_in
+    rep = k if k > 1 and n_out == k * n_in and (idx == o // k).all() else 0
+    return idx, present, starts, rep
 
 
 def _apply_matrices(x, mats):
@@ -350,7 +353,10 @@ def _apply_matrices(x, mats):
         elif pre == 1:
             y = m.dot(x.reshape(n, post))
         else:
-            y = xp.matmul(m, x.reshape(pre, n, post))
+            # the axis moved last (one copy) so the product is one large GEMM: NumPy's
+            # broadcast matmul of a (out, in) matrix over ``pre`` stacks is far slower
+            t = x.reshape(pre, n, post).transpose(0, 2, 1).reshape(pre * post, n)
+            y = t.dot(m.T).reshape(pre, post, -1).transpose(0, 2, 1)
         x = y.reshape(shape[:d] + (m.shape[0],) + shape[d + 1:])
     return x
 
@@ -387,8 +393,13 @@ class NearestGather(Function):
         ctx.index, ctx.in_sizes = index, in_sizes
         k = len(index)
         for j, ix in enumerate(index):
-            if ix is not None:
-                x = x[(_ALL,) * (x.ndim - k + j) + (ix[0],)]
+            if ix is None:
+                continue
+            d = x.ndim - k + j
+            if ix[3] and xp_of(x) is _cpu:
+                x = _cpu.repeat(x, ix[3], axis=d)
+            else:
+                x = x[(_ALL,) * d + (ix[0],)]
         return x
 
     @staticmethod
@@ -413,7 +424,10 @@ class NearestSum(Function):
             if ix is None:
                 continue
             d = g.ndim - k + j
-            _, present, starts = ix
+            _, present, starts, rep = ix
+            if rep:
+                g = g.reshape(g.shape[:d] + (in_sizes[j], rep) + g.shape[d + 1:]).sum(axis=d + 1)
+                continue
             s = xp.add.reduceat(g, starts, axis=d)
             if len(present) != in_sizes[j]:
                 full = xp.zeros(g.shape[:d] + (in_sizes[j],) + g.shape[d + 1:], g.dtype)
