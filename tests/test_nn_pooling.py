@@ -266,18 +266,18 @@ def test_adaptive_pool2d_matches_torch(out):
 def test_adaptive_pool1d_3d_match_torch():
     for out in (1, 3, 4, 10):
         a = _data((2, 3, 7), ties=True)
-        _check(lambda x: EF.adaptive_avg_pool1d(x, out), lambda x: TF.adaptive_avg_pool1d(x, out),
-               a)
-        _check(lambda x: EF.adaptive_max_pool1d(x, out, True),
-               lambda x: TF.adaptive_max_pool1d(x, out, True), a)
+        _check(lambda x, o=out: EF.adaptive_avg_pool1d(x, o),
+               lambda x, o=out: TF.adaptive_avg_pool1d(x, o), a)
+        _check(lambda x, o=out: EF.adaptive_max_pool1d(x, o, True),
+               lambda x, o=out: TF.adaptive_max_pool1d(x, o, True), a)
     for out in ((2, 3, 4), 1, (None, 2, 5)):
         a = _data((2, 2, 5, 7, 6), ties=True)
-        _check(lambda x: EF.adaptive_avg_pool3d(x, out), lambda x: TF.adaptive_avg_pool3d(x, out),
-               a)
-        _check(lambda x: EF.adaptive_max_pool3d(x, out, True),
-               lambda x: TF.adaptive_max_pool3d(x, out, True), a)
-        _check(lambda x: EF.adaptive_max_pool3d_with_indices(x, out),
-               lambda x: TF.adaptive_max_pool3d_with_indices(x, out), a[0])
+        _check(lambda x, o=out: EF.adaptive_avg_pool3d(x, o),
+               lambda x, o=out: TF.adaptive_avg_pool3d(x, o), a)
+        _check(lambda x, o=out: EF.adaptive_max_pool3d(x, o, True),
+               lambda x, o=out: TF.adaptive_max_pool3d(x, o, True), a)
+        _check(lambda x, o=out: EF.adaptive_max_pool3d_with_indices(x, o),
+               lambda x, o=out: TF.adaptive_max_pool3d_with_indices(x, o), a[0])
 
 
 @needs_torch
