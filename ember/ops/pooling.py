@@ -322,8 +322,8 @@ _MAX_NODES = {
 
 
 def max_pool(input: Tensor, kernel, stride, padding, dilation, output, want_idx: bool):
-    """Max pooling over the last ``len(kernel)`` dims (2 or 3) of a batched input; ``output``
-    holds the checked output sizes."""
+    """Max pooling over the last ``len(kernel)`` dims (2 or 3); leading dims are batch dims and
+    ``output`` holds the checked output sizes."""
     n = len(kernel)
     nd = input.dim()
     stages = tuple(regular_stage(nd - n + i, input.shape[nd - n + i], kernel[i], stride[i],
@@ -333,7 +333,8 @@ def max_pool(input: Tensor, kernel, stride, padding, dilation, output, want_idx:
 
 
 def adaptive_max_pool(input: Tensor, output, want_idx: bool):
-    """Adaptive max pooling over the last ``len(output)`` dims (2 or 3) of a batched input."""
+    """Adaptive max pooling over the last ``len(output)`` dims (2 or 3); leading dims are batch
+    dims."""
     n = len(output)
     nd = input.dim()
     if 0 in output:
@@ -365,6 +366,9 @@ class _WindowSum(Function):
         xp = xp_of(x)
         if xp.device_type == "meta":
             return xp.empty(_stage_out_shape(x.shape, stages), dtype=x.dtype)
+        dtype = x.dtype
+        if dtype.char == "e":  # NOTE: matches torch: half sums accumulate in float32
+            x = x.astype(xp.float32)
         for st in stages:
             a = st.padded(xp, x, 0)
             x = st.slot(xp, a, 0).copy()
@@ -372,7 +376,7 @@ class _WindowSum(Function):
                 x += st.slot(xp, a, j)
         if x.dtype.kind == "f":
             x /= div
-            return x
+            return x.astype(dtype) if x.dtype != dtype else x
         # NOTE: matches torch: integer sums are divided with truncation toward zero
         return xp.floor_divide(xp.abs(x), abs(div)) * (xp.sign(x) * xp.sign(div))
 
