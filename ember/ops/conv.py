@@ -237,19 +237,23 @@ def _conv_fwd(x, w, b, g: _Geom, col=None):
     return _from_cols(yl, N, g, b), col
 
 
-def _convT_fwd(y, w, b, g: _Geom):
+def _convT_fwd(y, w, b, g: _Geom, ycols=None):
     N = y.shape[0]
-    gcol = _mm(_wmat(w, g).transpose(0, 2, 1), _to_cols(y, g))
+    if ycols is None:
+        ycols = _to_cols(y, g)
+    gcol = _mm(_wmat(w, g).transpose(0, 2, 1), ycols)
     x = _col2im(gcol, N, g)
     if b is not None:
         x += b.reshape((1, g.C) + (1,) * g.D)
     return x
 
 
-def _wgrad(x, gy, g: _Geom, col=None):
+def _wgrad(x, gy, g: _Geom, col=None, gycols=None):
     if col is None:
         col = _im2col(x, g)
-    gw = _mm(_to_cols(gy, g), col.transpose(0, 2, 1))
+    if gycols is None:
+        gycols = _to_cols(gy, g)
+    gw = _mm(gycols, col.transpose(0, 2, 1))
     return gw.reshape((g.O, g.Cg) + g.K)
 
 
@@ -282,26 +286,29 @@ class Conv(Function):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         g = ctx.g
         col = ctx.__dict__.pop("col", None)
-        gx = ConvTranspose.apply(gy, w, None, g) if need_x else None
-        gw = ConvWeightGrad.apply(x, gy, g, col) if need_w else None
+        # both products read gy in the GEMM layout: lay it out once
+        cols = _to_cols(gy._data, g) if need_x and need_w and col is not None else None
+        gx = ConvTranspose.apply(gy, w, None, g, cols) if need_x else None
+        gw = ConvWeightGrad.apply(x, gy, g, col, cols) if need_w else None
         gb = gy.sum((0,) + tuple(range(2, 2 + g.D))) if need_b else None
         return gx, gw, gb, None
 
 
 class ConvTranspose(Function):
     """``x = conv_transpose(y, w) + b``: the adjoint of ``Conv`` with geometry ``g``; ``y``
-    (N, O, *Y), ``w`` (O, C/G, *K), ``b`` (C,) or None."""
+    (N, O, *Y), ``w`` (O, C/G, *K), ``b`` (C,) or None; ``ycols`` optionally carries ``y``
+    already in the GEMM layout (a cache, not an input)."""
 
     _array_forward = True
     _node_name = "ConvolutionBackward0"
 
     @staticmethod
-    def forward(ctx, y, w, b, g):
+    def forward(ctx, y, w, b, g, ycols=None):
         ctx.save_for_backward(y, w)
         ctx.g = g
         if y.dtype.char == "e":
             return _half_wrap(lambda y, w, b: _convT_fwd(y, w, b, g), y, w, b)
-        return _convT_fwd(y, w, b, g)
+        return _convT_fwd(y, w, b, g, ycols)
 
     @staticmethod
     def backward(ctx, gx):
@@ -312,7 +319,7 @@ class ConvTranspose(Function):
         # x = A_w^T y: <gx, A_w^T y> = <A_w gx, y>, the weight gradient of a conv of gx by y
         gw = ConvWeightGrad.apply(gx, y, g, None) if need_w else None
         gb = gx.sum((0,) + tuple(range(2, 2 + g.D))) if need_b else None
-        return gy, gw, gb, None
+        return gy, gw, gb, None, None
 
 
 class ConvWeightGrad(Function):
@@ -323,12 +330,12 @@ class ConvWeightGrad(Function):
     _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, x, gy, g, col):
+    def forward(ctx, x, gy, g, col, gycols=None):
         ctx.save_for_backward(x, gy)
         ctx.g = g
         if x.dtype.char == "e":
             return _half_wrap(lambda x, gy: _wgrad(x, gy, g), x, gy)
-        return _wgrad(x, gy, g, col)
+        return _wgrad(x, gy, g, col, gycols)
 
     @staticmethod
     def backward(ctx, gg):
@@ -338,7 +345,7 @@ class ConvWeightGrad(Function):
         # <gg, dw(x, gy)> = <A_gg x, gy>
         gx = ConvTranspose.apply(gy, gg, None, g) if need_x else None
         ggy = Conv.apply(x, gg, None, g) if need_gy else None
-        return gx, ggy, None, None
+        return gx, ggy, None, None, None
 
 
 # ---- unfold / fold ---------------------------------------------------------------------------
