@@ -274,3 +274,17 @@ def test_functional_all_lists_the_family():
         assert fn in F.__all__ and callable(getattr(F, fn))
     for name in MODULES:
         assert name in ember.nn.modules.dropout.__all__
+
+
+@pytest.mark.parametrize("fn", FUNCS)
+def test_gradcheck_with_a_fixed_mask(fn):
+    # reseeding inside makes every evaluation draw the same mask
+    def f(x):
+        ember.manual_seed(0)
+        return getattr(F, fn)(x, 0.4, True)
+
+    x = _x((3, 4, 2, 2, 2)[:RANK[fn]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert ember.autograd.gradcheck(f, (x,))
+        assert ember.autograd.gradgradcheck(f, (x,))

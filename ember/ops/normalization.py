@@ -119,7 +119,7 @@ class NativeLayerNorm(Function):
             a /= n
             t = xhat * c
             t += a
-            gx = gh - t
+            gx = xp_of(t).subtract(gh, t, out=t)  # reuse the temporary
             gx *= rstd
             gx = _wrap(gx.reshape(x.shape).astype(x._data.dtype, copy=False))
         return gx, gw, gb, None, None
@@ -265,7 +265,7 @@ class NativeBatchNorm(Function):
                 n = nb * length
                 t = xhat * (gdot / n).reshape(1, c, 1)
                 t += (gsum / n).reshape(1, c, 1)
-                gx = g3 - t
+                gx = xp_of(t).subtract(g3, t, out=t)  # reuse the temporary
                 gx *= scale.reshape(1, c, 1)
             else:  # fixed statistics: an affine map per channel
                 gx = g3 * scale.reshape(1, c, 1)
