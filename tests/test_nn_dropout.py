@@ -288,3 +288,13 @@ def test_gradcheck_with_a_fixed_mask(fn):
         warnings.simplefilter("ignore")
         assert ember.autograd.gradcheck(f, (x,))
         assert ember.autograd.gradgradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("module", ["ember.nn.functional.dropout", "ember.nn.modules.dropout"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
+                          optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= 8 and res.failed == 0

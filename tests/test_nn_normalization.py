@@ -740,3 +740,16 @@ def test_norm_modules_run_on_meta(make, shape):
         assert b.is_meta or b.dtype == ember.int64
     y = m(ember.empty(*shape, device="meta"))
     assert y.is_meta and y.shape == shape and y.dtype == ember.float32
+
+
+@pytest.mark.parametrize("module", ["ember.nn.functional.normalization",
+                                    "ember.nn.modules.batchnorm",
+                                    "ember.nn.modules.normalization",
+                                    "ember.nn.modules.instancenorm"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
+                          optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= 8 and res.failed == 0
