@@ -298,3 +298,17 @@ def test_docstring_examples(module):
     res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
                           optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.attempted >= 8 and res.failed == 0
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+@pytest.mark.parametrize("p", [0.5, 1.0])
+def test_integer_inputs_as_torch(dtype, p):
+    def run(lib):
+        try:
+            y = lib.nn.functional.dropout(lib.ones(3, 4, dtype=getattr(lib, dtype)), p, True)
+            return ("ok", str(y.dtype).split(".")[-1], y.tolist())
+        except Exception as exc:  # noqa: BLE001 - compared with torch's
+            return (type(exc).__name__, str(exc))
+
+    assert run(ember) == run(torch)

@@ -17,6 +17,10 @@ __all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "feature_alpha_dropout"]
 
 
+_SCALAR = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool"}
+
+
 def _check_p(p) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -47,6 +51,10 @@ def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
         shape = x.shape[:lead] + (1,) * (x.ndim - lead)
     else:
         shape = x.shape
+    if x.dtype.kind != "f":
+        # NOTE: matches torch: the mask is floating point and cannot scale an integer tensor
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_SCALAR.get(x.dtype.name, x.dtype.name)}")
     if alpha:
         a, b = alpha_dropout_masks(x, p, shape)
         if inplace:
