@@ -279,7 +279,8 @@ def test_all_ignored_mean_is_nan():
 # ---- double backward ----------------------------------------------------------------------------
 @needs_torch
 @pytest.mark.parametrize("name", ["ce", "ce_weight", "ce_smooth_weight_ignore", "ce_4d_smooth",
-                                  "nll_weight_ignore", "bce", "bcel_weights"])
+                                  "nll_weight_ignore", "bce", "bcel_weights", "bcel",
+                                  "smooth_l1", "huber"])
 @pytest.mark.parametrize("reduction", ["none", "mean"])
 def test_double_backward_matches_torch(name, reduction):
     fname, arrays, grads, kwargs = CASES[name]
@@ -333,7 +334,8 @@ def test_gradcheck(name):
     assert gradcheck(fn, [ts[i] for i in grads], eps=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["ce_smooth_weight_ignore", "ce_probs", "bce", "bcel_weights"])
+@pytest.mark.parametrize("name", ["ce_smooth_weight_ignore", "ce_probs", "bce", "bcel_weights",
+                                  "smooth_l1", "huber"])
 def test_gradgradcheck(name):
     f, ts, kw, grads = _gc_inputs(name)
 
@@ -633,3 +635,15 @@ def test_meta_inputs_give_shapes():
     # loss modules hold no parameters; a weight buffer on meta allocates nothing
     m = ember.nn.NLLLoss(weight=ember.empty(10, device="meta"))
     assert m.weight.device.type == "meta" and m.weight.shape == (10,)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import ember.nn.functional.loss as floss
+    import ember.nn.modules.loss as mloss
+
+    for m in (floss, mloss):
+        res = doctest.testmod(m, extraglobs={"ember": ember},
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert res.attempted > 20 and res.failed == 0, m.__name__

@@ -325,6 +325,23 @@ class BinaryCrossEntropy(Function):
         return gx, gy, None, None
 
 
+def _softplus_neg(x):
+    """``log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))``: no overflow at any ``x``.
+
+    NumPy's ``log1p`` (and ``logaddexp``) run a scalar loop, ~20x slower than ``log``; with
+    ``u = 1 + e``, ``log(u) * e / (u - 1)`` is ``log1p(e)`` to a few ulps (Goldberg's
+    correction), and ``e`` itself where ``u`` rounds to 1.
+    """
+    xp = xp_of(x)
+    e = xp.exp(-xp.abs(x))
+    u = 1.0 + e
+    r = xp.log(u)
+    den = u - 1.0
+    r = xp.where(den == 0, e, r * (e / den))
+    r += xp.maximum(-x, 0)
+    return r
+
+
 class BinaryCrossEntropyWithLogits(Function):
     """``(1 - y) x + (1 + (pw - 1) y) (log1p(exp(-|x|)) + max(-x, 0))``, times ``weight``."""
 
@@ -334,8 +351,7 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def forward(ctx, x, y, weight, pos_weight, reduction):
         xp = xp_of(x)
-        # -log sigmoid(x) = max(-x, 0) + log1p(exp(-|x|)): no overflow at any logit
-        sp = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+        sp = _softplus_neg(x)
         if pos_weight is not None:
             loss = (1 - y) * x + ((pos_weight - 1) * y + 1) * sp
         else:
@@ -349,11 +365,24 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def backward(ctx, g):
         x, y, w, pw = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad[:2]
+        if not _state.enabled and need_x and not need_y and pw is None:
+            # the common call, on arrays: (sigmoid(x) - y) * g
+            xd = x._data
+            xp = xp_of(xd)
+            gd = g._data / xd.size if ctx.reduction == MEAN else g._data
+            gx = xp.exp(-xd)
+            gx += 1.0
+            xp.divide(1.0, gx, out=gx)  # sigmoid(x); exp overflow gives 1/inf = 0, as wanted
+            gx -= y._data
+            gx *= gd
+            if w is not None:
+                gx *= w._data
+            return _wrap(gx), None, None, None, None
         if ctx.reduction == MEAN:
             g = g / x.numel()
         if w is not None:
             g = g * w
-        need_x, need_y = ctx.needs_input_grad[:2]
         gx = gy = None
         if need_x:
             sig = x.sigmoid()
@@ -364,6 +393,54 @@ class BinaryCrossEntropyWithLogits(Function):
             gy = -x if pw is None else -x + (pw - 1) * (-LogSigmoid.apply(x))
             gy = g * gy
         return gx, gy, None, None, None
+
+
+class SmoothL1(Function):
+    """Smooth L1 (``huber=False``: ``0.5 d**2 / beta`` inside ``|d| < beta``, ``|d| - 0.5 beta``
+    outside) or Huber (``huber=True``: ``0.5 d**2``, ``beta (|d| - 0.5 beta)``) of ``d = x - y``,
+    ``beta > 0``. One pass of array work each way instead of a graph of where/abs/mul nodes."""
+
+    _array_forward = True
+
+    @staticmethod
+    def forward(ctx, x, y, beta, huber, reduction):
+        xp = xp_of(x)
+        d = x - y
+        ad = xp.abs(d)
+        inside = ad < beta
+        if huber:
+            loss = xp.where(inside, 0.5 * d * d, beta * (ad - 0.5 * beta))
+        else:
+            loss = xp.where(inside, 0.5 * d * d / beta, ad - 0.5 * beta)
+        ctx.save_for_backward(x, y)
+        ctx.args = (d, beta, huber, reduction)
+        return _reduce(xp, loss, reduction, loss.size).astype(d.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        d, beta, huber, reduction = ctx.args
+        if reduction == MEAN:
+            g = g / d.size
+        # d loss / d x = clamp(d, -beta, beta) (huber) or that / beta (smooth L1); d/dy = -d/dx
+        if _state.enabled:
+            x, y = ctx.saved_tensors
+            gx = (x - y).clamp(-beta, beta) * (g if huber else g / beta)
+        else:
+            xp = xp_of(d)
+            c = xp.clip(d, -beta, beta)
+            if not huber:
+                c /= beta
+            c *= g._data
+            gx = _wrap(c)
+        return gx, (-gx if ctx.needs_input_grad[1] else None), None, None, None
+
+
+class _SmoothL1Node(SmoothL1):
+    _node_name = "SmoothL1LossBackward0"
+
+
+class _HuberNode(SmoothL1):
+    _node_name = "HuberLossBackward0"
 
 
 class LogSigmoid(Function):

@@ -189,7 +189,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     Example:
         >>> x = ember.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 1e4]])
         >>> ember.nn.functional.cross_entropy(x, ember.tensor([0, 2]))
-        tensor(0.1058)
+        tensor(0.1198)
     """
     # the call of a classification train step, recognized with a few attribute reads
     if (weight is None and size_average is None and reduce is None and label_smoothing == 0.0
@@ -345,11 +345,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     code = get_enum(_reduction(reduction, size_average, reduce))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = input - target
-    ad = d.abs()
     if beta == 0.0:
-        return _reduce(ad, code)
-    return _reduce(where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), code)
+        return _reduce((input - target).abs(), code)
+    x, y = broadcast_tensors(input, target)
+    return _L._SmoothL1Node.apply(x, y, float(beta), False, code)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -365,12 +364,11 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         code = get_enum(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = input - target
-    ad = d.abs()
-    loss = where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    x, y = broadcast_tensors(input, target)
     if weight is not None:
+        loss = _L._HuberNode.apply(x, y, float(delta), True, 0)
         return _weighted(loss, input, weight, reduction, False)
-    return _reduce(loss, code)
+    return _L._HuberNode.apply(x, y, float(delta), True, code)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -744,7 +742,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     Example:
         >>> lp = ember.zeros(3, 1, 2).log_softmax(2)
         >>> ember.nn.functional.ctc_loss(lp, ember.tensor([[1]]), [3], [1], reduction="sum")
-        tensor(0.9808)
+        tensor(0.2877)
     """
     code = get_enum(reduction)
     unbatched = log_probs.dim() == 2
