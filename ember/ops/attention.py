@@ -5,9 +5,17 @@
 the score matrix is made once and turned into the attention weights in place (mask and causal
 bias added, max subtracted, exponentiated and normalized without further temporaries). As a
 composite of matmul, mul, add, softmax and matmul it would make five score-sized arrays and
-five graph nodes. It returns the output and the weights; the weights are a second output so
-that ``need_weights`` callers get them without recomputation, and so that backward reads them
-as a saved *output*, which keeps double backward exact.
+five graph nodes.
+
+The scores are computed key-major, as ``k @ q^T`` of shape ``(..., S, L)``: the softmax then
+reduces along axis -2, which NumPy runs as whole-row vector operations, where a reduction along
+a short last axis costs a loop step per row (3-6x slower for the row lengths of attention).
+The products with the transposed weights cost nothing extra (BLAS reads a transposed operand
+as is), and the weights returned are a transposed view of that array.
+
+The op returns the output and the weights; the weights are a second output so that
+``need_weights`` callers get them without recomputation, and so that backward reads them as a
+saved *output*, which keeps double backward exact.
 
 Backward has two bodies: Tensor ops (used while recording, i.e. under ``create_graph``, so
 second derivatives work) and raw arrays with in-place updates (the usual case, one pass fewer
@@ -27,16 +35,16 @@ _state = _gm.state
 _causal_cache: dict = {}
 
 
-def causal_bias(xp, q_len: int, k_len: int, dtype):
-    """The ``(q_len, k_len)`` additive mask of causal attention: 0 on and below the diagonal
-    (query i sees keys 0..i, aligned top-left as PyTorch's ``is_causal``), -inf above.
-    Cached per shape and dtype: a training loop asks for the same one every step."""
+def causal_bias_t(xp, q_len: int, k_len: int, dtype):
+    """The causal mask, key-major: ``(k_len, q_len)``, -inf where key j comes after query i
+    (j > i, aligned top-left as PyTorch's ``is_causal``), else 0. Cached per shape and dtype:
+    a training loop asks for the same one every step."""
     if xp.device_type == "meta":
-        return xp.zeros((q_len, k_len), dtype=dtype)
+        return xp.zeros((k_len, q_len), dtype=dtype)
     key = (xp, q_len, k_len, dtype)
     bias = _causal_cache.get(key)
     if bias is None:
-        bias = xp.triu(xp.full((q_len, k_len), -xp.inf, dtype=dtype), 1)
+        bias = xp.tril(xp.full((k_len, q_len), -xp.inf, dtype=dtype), -1)
         bias.flags.writeable = False
         if len(_causal_cache) > 64:  # many distinct lengths: keep the cache bounded
             _causal_cache.clear()
@@ -44,25 +52,29 @@ def causal_bias(xp, q_len: int, k_len: int, dtype):
     return bias
 
 
-def _softmax_rows(xp, s, safe: bool):
-    """Softmax of ``s`` along its last axis, in place. With ``safe``, a row that is all -inf
-    (every key masked) gives zeros instead of NaN."""
-    m = s.max(axis=-1, keepdims=True)
+def _softmax_cols(xp, s, safe: bool):
+    """Softmax of ``s`` along axis -2, in place. With ``safe``, a column that is all -inf
+    (a query with every key masked) gives zeros instead of NaN."""
+    m = s.max(axis=-2, keepdims=True)
     if safe and xp.device_type == "meta":  # shapes only: nothing to inspect
         safe = False
     if safe:
         dead = m == -xp.inf
         if dead.any():
-            m[dead] = 0  # exp(-inf - 0) = 0: the row sums to 0, fixed below
+            m[dead] = 0  # exp(-inf - 0) = 0: the column sums to 0, fixed below
         else:
             safe = False
     s -= m
     xp.exp(s, out=s)
-    total = s.sum(axis=-1, keepdims=True)
+    total = s.sum(axis=-2, keepdims=True)
     if safe:
         total[total == 0] = 1
     s /= total
     return s
+
+
+def _mT(a):
+    return a.swapaxes(-1, -2)
 
 
 class Attention(Function):
@@ -71,9 +83,9 @@ class Attention(Function):
     Arguments: ``q (..., L, E)``, ``k (..., S, E)``, ``v (..., S, Ev)`` (batch dims
     broadcast), ``mask`` None, bool (True = take part) or float (added), broadcastable to
     ``(..., L, S)``; ``scale`` a float; ``causal`` a bool; ``keep`` None or the dropout
-    multiplier (0 or 1/(1-p), shaped as the scores); ``safe`` whether all-masked rows give 0
-    (SDPA) or NaN (``multi_head_attention_forward``'s ``need_weights`` path). Validated by
-    the callers.
+    multiplier (0 or 1/(1-p)), broadcastable to ``(..., L, S)``; ``safe`` whether all-masked
+    rows give 0 (SDPA) or NaN (``multi_head_attention_forward``'s ``need_weights`` path).
+    Validated by the callers.
     """
 
     _array_forward = True
@@ -82,9 +94,10 @@ class Attention(Function):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale, causal, keep, safe):
         xp = xp_of(q)
-        s = xp.matmul(q, k.swapaxes(-1, -2))
-        s *= scale
+        # key-major scores (..., S, L); the scale goes on q, the smaller operand
+        s = xp.matmul(k, _mT(q * scale))
         if mask is not None:
+            mask = _mT(mask) if mask.ndim >= 2 else mask[..., None]
             if mask.dtype.kind == "b":
                 mask = xp.where(mask, xp.zeros((), s.dtype), xp.asarray(-xp.inf, s.dtype))
             elif mask.dtype != s.dtype:
@@ -94,15 +107,18 @@ class Attention(Function):
             else:  # the mask has more batch dims than the scores
                 s = s + mask
         if causal:
-            s += causal_bias(xp, s.shape[-2], s.shape[-1], s.dtype)
-        p = _softmax_rows(xp, s, safe)
-        used = p if keep is None else p * keep
-        out = xp.matmul(used, v)
+            s += causal_bias_t(xp, s.shape[-1], s.shape[-2], s.dtype)
+        pt = _softmax_cols(xp, s, safe)
+        if keep is not None:
+            pt = pt * _mT(keep)
+            # with dropout the output is the dropped weights; the softmax itself is kept as a
+            # constant for backward
+            ctx.p = _mT(s)
+        out = xp.matmul(_mT(pt), v)
         ctx.scale = scale
         ctx.keep = keep
-        # the weights are saved as an output (rebuilt with this node as grad_fn); with dropout
-        # the output is ``p * keep`` and ``p`` itself is kept as a constant
-        ctx.save_for_backward(q, k, v, p)
+        used = _mT(pt)
+        ctx.save_for_backward(q, k, v, used)
         return out, used
 
     @staticmethod
@@ -117,10 +133,13 @@ Attention._Node.materialize_grads = False
 
 
 def _backward_tensors(ctx, g_out, g_used):
-    q, k, v, p = ctx.saved_tensors
+    q, k, v, used = ctx.saved_tensors
     need_q, need_k, need_v, need_m = ctx.needs_input_grad[:4]
-    keep = None if ctx.keep is None else _wrap(ctx.keep)
-    used = p if keep is None else p * keep
+    keep = None
+    p = used
+    if ctx.keep is not None:
+        keep = _wrap(ctx.keep)
+        p = _wrap(ctx.p)
     gq = gk = gv = gm = None
     # out = used @ v  =>  d used = g v^T,  d v = used^T g
     if g_out is not None:
@@ -143,35 +162,41 @@ def _backward_tensors(ctx, g_out, g_used):
 
 
 def _backward_arrays(ctx, g_out, g_used):
-    q, k, v, p = (t._data for t in ctx.saved_tensors)
+    """The same gradients on raw arrays, key-major like forward: ``gst`` is d scores^T."""
+    q, k, v, used = (t._data for t in ctx.saved_tensors)
     need_q, need_k, need_v, need_m = ctx.needs_input_grad[:4]
-    xp = xp_of(p)
+    xp = xp_of(used)
     keep = ctx.keep
+    usedt = _mT(used)
+    pt = usedt if keep is None else _mT(ctx.p)
     gq = gk = gv = gm = None
     if g_out is not None:
         g = g_out._data
         if need_v:
-            used = p if keep is None else p * keep
-            gv = _wrap(xp.matmul(used.swapaxes(-1, -2), g))
-        gp = xp.matmul(g, v.swapaxes(-1, -2))
+            gv = _wrap(xp.matmul(usedt, g))
+        gst = xp.matmul(v, _mT(g))
         if g_used is not None:
-            gp += g_used._data
+            gst += _mT(g_used._data)
     elif g_used is not None:
-        gp = g_used._data.copy()
+        gst = _mT(g_used._data).copy()
     else:
-        gp = None
-    if gp is None or not (need_q or need_k or need_m):
+        gst = None
+    if gst is None or not (need_q or need_k or need_m):
         return gq, gk, gv, gm, None, None, None, None
     if keep is not None:
-        gp *= keep
-    # d softmax: ds = p * (dp - sum(dp * p)), written into gp
-    gp -= xp.einsum("...i,...i->...", gp, p)[..., None]
-    gp *= p
+        gst *= _mT(keep)
+    # d softmax: ds = p * (dp - sum(dp * p)), written into gst
+    gst -= (gst * pt).sum(axis=-2, keepdims=True)
+    gst *= pt
     if need_m:
-        gm = _wrap(gp.copy() if (need_q or need_k) else gp)
-    gp *= ctx.scale
+        gm = _wrap(_mT(gst.copy() if (need_q or need_k) else gst))
+    scale = ctx.scale
     if need_q:
-        gq = _wrap(xp.matmul(gp, k))
+        r = xp.matmul(_mT(gst), k)
+        r *= scale
+        gq = _wrap(r)
     if need_k:
-        gk = _wrap(xp.matmul(gp.swapaxes(-1, -2), q))
+        r = xp.matmul(gst, q)
+        r *= scale
+        gk = _wrap(r)
     return gq, gk, gv, gm, None, None, None, None
