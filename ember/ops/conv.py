@@ -51,44 +51,28 @@ class _Geom:
     """Everything about a convolution that does not depend on the batch size, computed once
     per distinct configuration (``_geom`` caches them)."""
 
-    __slots__ = ("D", "C", "O", "G", "Cg", "Og", "K", "Kp", "X", "Y", "s", "d", "lo", "flat",
-                 "P", "Pp", "SP", "koff", "L", "slack", "grid", "crop", "copy_hi", "trivial",
-                 "cropped")
+    __slots__ = ("D", "C", "O", "G", "Cg", "Og", "K", "Kp", "X", "Y", "s", "d", "lo", "P",
+                 "Pp", "SP", "L", "copy_hi", "cropped", "trivial", "sp")
 
     def __init__(self, C, O, G, K, X, Y, s, d, lo):  # noqa: E741
         D = len(K)
         self.D, self.C, self.O, self.G = D, C, O, G
         self.Cg, self.Og = C // G, O // G
         self.K, self.Kp, self.X, self.Y, self.s, self.d, self.lo = K, math.prod(K), X, Y, s, d, lo
+        self.L = math.prod(Y)
         # the padded extent each dim needs: up to the last output's last tap
-        P = tuple((Y[i] - 1) * s[i] + (K[i] - 1) * d[i] + 1 for i in range(D))
-        P = tuple(max(p, 1) for p in P)
+        P = tuple(max((Y[i] - 1) * s[i] + (K[i] - 1) * d[i] + 1, 1) for i in range(D))
         self.P, self.Pp = P, math.prod(P)
         SP = [1] * D
         for i in range(D - 2, -1, -1):
             SP[i] = SP[i + 1] * P[i + 1]
         self.SP = tuple(SP)
-        # flat offset of each kernel tap in the padded buffer, in (k0, k1, ...) order
-        self.koff = tuple(sum(k[i] * d[i] * SP[i] for i in range(D))
-                          for k in product(*(range(k) for k in K)))
-        inner = math.prod(P[1:])
-        # flat windows: stride 1 and not too many dropped columns (tiny images, huge kernels)
-        self.flat = all(v == 1 for v in s) and Y[0] * inner <= 1.5 * math.prod(Y) + 64
-        if self.flat:
-            self.L = Y[0] * inner
-            self.grid = (Y[0],) + P[1:]
-            self.crop = D > 1 and P[1:] != Y[1:]
-            self.slack = max(0, max(self.koff, default=0) + self.L - self.Pp)
-        else:
-            self.L = math.prod(Y)
-            self.grid = Y
-            self.crop = False
-            self.slack = 0
         # the part of x inside the padded buffer (x's tail past the last tap is never read)
         self.copy_hi = tuple(max(0, min(X[i], P[i] - lo[i])) for i in range(D))
         self.cropped = self.copy_hi != X
-        # x is its own padded buffer: no padding, nothing dropped, one tap
-        self.trivial = (self.Kp == 1 and not any(lo) and P == X and self.flat and not self.crop)
+        # 1x1 kernel, stride 1, no padding: x is its own column matrix
+        self.trivial = self.Kp == 1 and not any(lo) and P == X and all(v == 1 for v in s)
+        self.sp = tuple(range(2, 2 + D))  # the spatial axes of (N, C, *spatial)
 
 
 _GEOMS: dict = {}
@@ -114,70 +98,63 @@ def _f32(a):
 
 
 def _padded(x, g: _Geom):
-    """``x`` (N, C, *X) copied into a zero buffer (N, C, *P), plus ``slack`` zeros after it:
-    returns the flat buffer."""
+    """``x`` (N, C, *X) copied into a zero buffer (N, C, *P)."""
     xp = xp_of(x)
-    N = x.shape[0]
-    n = N * g.C * g.Pp
-    buf = xp.zeros(n + g.slack, x.dtype)
-    dst = buf[:n].reshape((N, g.C) + g.P)
-    idx_d = (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
-                                               zip(g.lo, g.copy_hi))
+    buf = xp.zeros((x.shape[0], g.C) + g.P, x.dtype)
     if g.cropped:
         x = x[(slice(None), slice(None)) + tuple(slice(0, h) for h in g.copy_hi)]
-    dst[idx_d] = x
+    buf[(slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
+                                           zip(g.lo, g.copy_hi))] = x
     return buf
 
 
-def _im2col(x, g: _Geom):
-    """Columns ``(G, Cg * Kp, N * L)`` of ``x`` (N, C, *X): row ``(c, k)``, column ``(n, p)``
-    holds the input that tap ``k`` of output ``p`` of image ``n`` reads in channel ``c``."""
-    xp = xp_of(x)
-    N = x.shape[0]
-    if g.trivial:
-        # 1x1 kernel, stride 1, no padding: the columns are x itself, channels first
-        return x.reshape(N, g.G, g.Cg, g.L).transpose(1, 2, 0, 3).copy().reshape(
-            g.G, g.Cg, N * g.L)
-    buf = _padded(x, g)
+def _windows(buf, g: _Geom, order: str):
+    """The strided window view of a padded buffer (N, C, *P): ``order`` "col" gives
+    (G, Cg, *K, N, *Y) (the GEMM's column layout), "unfold" gives (N, C, *K, *Y)."""
     D, Pp = g.D, g.Pp
     tap = tuple(g.d[i] * g.SP[i] for i in range(D))
-    if g.flat:
-        shape = (g.G, g.Cg) + g.K + (N, g.L)
-        strides = (g.Cg * Pp, Pp) + tap + (g.C * Pp, 1)
+    pos = tuple(g.s[i] * g.SP[i] for i in range(D))
+    if order == "col":
+        shape = (g.G, g.Cg) + g.K + (buf.shape[0],) + g.Y
+        strides = (g.Cg * Pp, Pp) + tap + (g.C * Pp,) + pos
     else:
-        shape = (g.G, g.Cg) + g.K + (N,) + g.Y
-        strides = (g.Cg * Pp, Pp) + tap + (g.C * Pp,) + tuple(g.s[i] * g.SP[i] for i in range(D))
-    win = xp.as_strided(buf, shape, strides)
-    return win.copy().reshape(g.G, g.Cg * g.Kp, N * g.L)
+        shape = (buf.shape[0], g.C) + g.K + g.Y
+        strides = (g.C * Pp, Pp) + tap + pos
+    return xp_of(buf).as_strided(buf, shape, strides)
 
 
-def _col2im(gcol, N, g: _Geom):
-    """The adjoint of ``_im2col``: columns ``(G, Cg * Kp, N * L)`` summed back into an array
-    ``(N, C, *X)``, one strided add per kernel tap."""
-    xp = xp_of(gcol)
-    C, Pp, L = g.C, g.Pp, g.L
+def _im2col(x, g: _Geom, ones_row: bool = False):
+    """Columns ``(G, Cg * Kp [+ 1], N * L)`` of ``x`` (N, C, *X): row ``(c, k)``, column
+    ``(n, p)`` holds the input that tap ``k`` of output ``p`` of image ``n`` reads in channel
+    ``c``; with ``ones_row`` a last row of ones (the bias, folded into the GEMM)."""
+    xp = xp_of(x)
+    N = x.shape[0]
+    R = g.Cg * g.Kp
+    col = xp.empty((g.G, R + ones_row, N * g.L), x.dtype)
+    col[:, :R].reshape((g.G, g.Cg) + g.K + (N,) + g.Y)[...] = _windows(_padded(x, g), g, "col")
+    if ones_row:
+        col[:, R] = 1
+    return col
+
+
+def _col2im(src, g: _Geom):
+    """The adjoint of ``_im2col``: columns viewed as ``(C, Kp, N, *Y)`` summed back into an
+    array ``(N, C, *X)``, one strided add per kernel tap (no scatter-add)."""
+    xp = xp_of(src)
+    C, N = g.C, src.shape[2]
     if g.trivial:
-        return gcol.reshape(C, N, L).transpose(1, 0, 2).copy().reshape((N, C) + g.X)
-    n = N * C * Pp
-    buf = xp.zeros(n + g.slack, gcol.dtype)
-    if g.flat:
-        src = gcol.reshape(C, g.Kp, N, L)
-        for j, off in enumerate(g.koff):
-            dst = xp.as_strided(buf, (N, C, L), (C * Pp, Pp, 1), off)
-            dst += src[:, j].transpose(1, 0, 2)
-    else:
-        pad = buf[:n].reshape((N, C) + g.P)
-        src = gcol.reshape((C, g.Kp, N) + g.Y)
-        for j, k in enumerate(product(*(range(k) for k in g.K))):
-            idx = (slice(None), slice(None)) + tuple(
-                slice(k[i] * g.d[i], k[i] * g.d[i] + (g.Y[i] - 1) * g.s[i] + 1, g.s[i])
-                for i in range(g.D))
-            pad[idx] += src[:, j].transpose(1, 0, *range(2, 2 + g.D))
-    pad = buf[:n].reshape((N, C) + g.P)
-    if not any(g.lo) and g.P == g.X and not g.slack:
+        return src[:, 0].transpose(1, 0, *g.sp).copy()
+    pad = xp.zeros((N, C) + g.P, src.dtype)
+    padT = pad.transpose(1, 0, *g.sp)  # (C, N, *P): the columns' order, for cheaper adds
+    for j, k in enumerate(product(*(range(k) for k in g.K))):
+        idx = (slice(None), slice(None)) + tuple(
+            slice(k[i] * g.d[i], k[i] * g.d[i] + (g.Y[i] - 1) * g.s[i] + 1, g.s[i])
+            for i in range(g.D))
+        padT[idx] += src[:, j]
+    if not any(g.lo) and g.P == g.X:
         return pad
     if g.cropped:
-        out = xp.zeros((N, C) + g.X, gcol.dtype)
+        out = xp.zeros((N, C) + g.X, src.dtype)
         out[(slice(None), slice(None)) + tuple(slice(0, h) for h in g.copy_hi)] = pad[
             (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
                                                zip(g.lo, g.copy_hi))]
@@ -187,32 +164,9 @@ def _col2im(gcol, N, g: _Geom):
 
 
 def _to_cols(y, g: _Geom):
-    """An output-shaped ``y`` (N, O, *Y) laid out as the GEMM's ``(G, Og, N * L)``, zeros in
-    the flat layout's dropped positions."""
-    xp = xp_of(y)
+    """An output-shaped ``y`` (N, O, *Y) laid out as the GEMM's ``(G, Og, N * L)``."""
     N = y.shape[0]
-    if g.crop:
-        out = xp.zeros((g.O, N) + g.grid, y.dtype)
-        out[(slice(None), slice(None)) + tuple(slice(0, v) for v in g.Y)] = y.transpose(
-            1, 0, *range(2, 2 + g.D))
-        return out.reshape(g.G, g.Og, N * g.L)
-    return y.transpose(1, 0, *range(2, 2 + g.D)).copy().reshape(g.G, g.Og, N * g.L)
-
-
-def _from_cols(yl, N, g: _Geom, b):
-    """The GEMM's ``(G, Og, N * L)`` back to ``(N, O, *Y)``, adding the bias ``b`` (or None)
-    in the same pass."""
-    xp = xp_of(yl)
-    src = yl.reshape((g.O, N) + g.grid)
-    if g.crop:
-        src = src[(slice(None), slice(None)) + tuple(slice(0, v) for v in g.Y)]
-    src = src.transpose(1, 0, *range(2, 2 + g.D))
-    out = xp.empty((N, g.O) + g.Y, yl.dtype)
-    if b is not None:
-        xp.add(src, b.reshape((1, g.O) + (1,) * g.D), out=out)
-    else:
-        out[...] = src
-    return out
+    return y.transpose(1, 0, *g.sp).copy().reshape(g.G, g.Og, N * g.L)
 
 
 def _wmat(w, g: _Geom):
@@ -229,12 +183,30 @@ def _mm(a, b):
     return xp_of(a).matmul(a, b)
 
 
-def _conv_fwd(x, w, b, g: _Geom, col=None):
+def _conv_fwd(x, w, b, g: _Geom):
+    """``conv(x, w) + b`` and the column matrix (for the weight gradient; None when ``x``
+    itself serves). One GEMM per image, written straight into the (N, O, *Y) output (no
+    transposing copy after it), the bias folded in as a row of ones under the columns."""
+    xp = xp_of(x)
     N = x.shape[0]
-    if col is None:
-        col = _im2col(x, g)
-    yl = _mm(_wmat(w, g), col)
-    return _from_cols(yl, N, g, b), col
+    G, Og, R = g.G, g.Og, g.Cg * g.Kp
+    y = xp.empty((N, g.O) + g.Y, x.dtype)
+    out = y.reshape(N, G, Og, g.L)
+    if g.trivial:
+        xp.matmul(_wmat(w, g), x.reshape(N, G, R, g.L), out=out)
+        if b is not None:
+            y += b.reshape((1, g.O) + (1,) * g.D)
+        return y, None
+    col = _im2col(x, g, b is not None)
+    wm = _wmat(w, g)
+    if b is not None:
+        wa = xp.empty((G, Og, R + 1), x.dtype)
+        wa[:, :, :R] = wm
+        wa[:, :, R] = b.reshape(G, Og)
+        wm = wa
+    # (G, Og, R') @ (N, G, R', L) -> (N, G, Og, L): each image's columns are a strided matrix
+    xp.matmul(wm, col.reshape(G, wm.shape[2], N, g.L).transpose(2, 0, 1, 3), out=out)
+    return y, col
 
 
 def _convT_fwd(y, w, b, g: _Geom, ycols=None):
@@ -242,18 +214,21 @@ def _convT_fwd(y, w, b, g: _Geom, ycols=None):
     if ycols is None:
         ycols = _to_cols(y, g)
     gcol = _mm(_wmat(w, g).transpose(0, 2, 1), ycols)
-    x = _col2im(gcol, N, g)
+    x = _col2im(gcol.reshape((g.C, g.Kp, N) + g.Y), g)
     if b is not None:
         x += b.reshape((1, g.C) + (1,) * g.D)
     return x
 
 
 def _wgrad(x, gy, g: _Geom, col=None, gycols=None):
+    R = g.Cg * g.Kp
     if col is None:
-        col = _im2col(x, g)
+        N = x.shape[0]
+        col = (x.reshape(N, g.G, R, g.L).transpose(1, 2, 0, 3).reshape(g.G, R, N * g.L)
+               if g.trivial else _im2col(x, g))
     if gycols is None:
         gycols = _to_cols(gy, g)
-    gw = _mm(gycols, col.transpose(0, 2, 1))
+    gw = _mm(gycols, col[:, :R].transpose(0, 2, 1))
     return gw.reshape((g.O, g.Cg) + g.K)
 
 
@@ -351,22 +326,15 @@ class ConvWeightGrad(Function):
 # ---- unfold / fold ---------------------------------------------------------------------------
 def _unfold_arr(x, g: _Geom):
     """``(N, C * Kp, L)`` patches of ``x`` (N, C, *X) (F.unfold's layout)."""
-    xp = xp_of(x)
     N = x.shape[0]
-    buf = _padded(x, g)
-    D, Pp = g.D, g.Pp
-    shape = (N, g.C) + g.K + g.Y
-    strides = ((g.C * Pp, Pp) + tuple(g.d[i] * g.SP[i] for i in range(D))
-               + tuple(g.s[i] * g.SP[i] for i in range(D)))
-    return xp.as_strided(buf, shape, strides).copy().reshape(N, g.C * g.Kp, g.L)
+    return _windows(_padded(x, g), g, "unfold").copy().reshape(N, g.C * g.Kp, g.L)
 
 
 def _fold_arr(cols, g: _Geom):
     """The adjoint of ``_unfold_arr``: ``(N, C * Kp, L)`` summed into ``(N, C, *X)``."""
     N = cols.shape[0]
-    # (N, C, Kp, L) -> the (C, Kp, N, L) column layout _col2im reads
-    gcol = cols.reshape(N, g.C, g.Kp, g.L).transpose(1, 2, 0, 3)
-    return _col2im(gcol.copy().reshape(1, g.C * g.Kp, N * g.L), N, g)
+    return _col2im(cols.reshape((N, g.C, g.Kp) + g.Y).transpose(1, 2, 0, *range(3, 3 + g.D)),
+                   g)
 
 
 class Unfold(Function):
@@ -400,10 +368,7 @@ class Fold(Function):
 def unfold_geom(C, K, X, s, d, lo) -> _Geom:
     """The geometry of F.unfold/F.fold: ``lo`` zeros on both sides of each spatial dim."""
     Y = tuple((X[i] + 2 * lo[i] - d[i] * (K[i] - 1) - 1) // s[i] + 1 for i in range(len(K)))
-    g = _Geom(C, C, 1, K, X, Y, s, d, lo)
-    # unfold/fold always read windows the strided way (their layout is (N, C*K, L))
-    g.flat, g.L, g.grid, g.crop, g.slack, g.trivial = False, math.prod(Y), Y, False, 0, False
-    return g
+    return _geom(C, C, 1, K, X, Y, s, d, lo)
 
 
 __all__: list[str] = []
