@@ -1,0 +1,655 @@
+"""The element-wise activations of ``ember.nn.functional`` as primitive ops (nn-only: not in
+``ops.FAMILIES``, no ``ember.*`` names and no Tensor methods).
+
+Each activation is one ``Function`` whose forward is a few NumPy passes over the raw array, so a
+layer costs one node and no temporaries in the graph. Backward is one more primitive, the
+activation's *gradient op* (PyTorch's ``*_backward`` kernels: ``GeluBackward`` computes
+``g * gelu'(x)``), whose own backward is written with Tensor ops, so double backward works:
+
+- ``_Scale`` serves every piecewise-linear activation (relu, leaky_relu, hardtanh, threshold,
+  the shrinks, rrelu...): its derivative is a constant per element, so the gradient op is
+  ``g * d`` with ``d`` a fixed array (or mask) and no gradient flows back to ``x``.
+- The smooth activations (gelu, silu, mish, elu, softplus, logsigmoid, hardswish) have a
+  ``_Grad`` op taking ``(g, x)`` that knows the first and second derivative.
+
+float16 inputs are computed in float32 and rounded once at the end, as PyTorch's kernels do.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember import _dtype
+from ember.autograd.function import Function
+from ember.ops._dispatch import unary, xp_of
+from ember.tensor import Tensor
+
+_F16 = _dtype.float16._np
+_F32 = _dtype.float32._np
+_F64 = _dtype.float64._np
+_SQRT1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_K = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _up(x):
+    # NOTE: matches torch: half kernels compute in float32 and round once.
+    return x.astype(_F32) if x.dtype == _F16 else x
+
+
+def _down(y, like):
+    return y.astype(like.dtype) if y.dtype != like.dtype else y
+
+
+# ---- the piecewise-constant gradient op -------------------------------------------------------
+class _Scale(Function):
+    """``g * d`` for a fixed array ``d`` (a float array or a bool mask): the gradient of every
+    piecewise-linear activation. ``d`` is a constant, so the op is linear in ``g`` and its own
+    gradient is itself."""
+
+    _array_forward = True
+    _node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, d):
+        ctx.d = d
+        return xp_of(g).multiply(g, d, dtype=g.dtype)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return unary(_Scale, gg, ctx.d), None
+
+
+def _scale_node(name: str) -> type:
+    return type(name.replace("Backward", ""), (_Scale,), {"_node_name": name})
+
+
+# PyTorch's names for the gradient nodes (the computation is the same)
+_ReluGrad = _scale_node("ThresholdBackwardBackward0")
+_LeakyGrad = _scale_node("LeakyReluBackwardBackward0")
+_HardtanhGrad = _scale_node("HardtanhBackwardBackward0")
+_ThresholdGrad = _scale_node("ThresholdBackwardBackward0")
+_SoftshrinkGrad = _scale_node("SoftshrinkBackwardBackward0")
+_HardshrinkGrad = _scale_node("HardshrinkBackwardBackward0")
+_HardsigmoidGrad = _scale_node("HardsigmoidBackwardBackward0")
+_RreluGrad = _scale_node("RreluWithNoiseBackwardBackward0")
+
+
+def relu_grad(g: Tensor, y: Tensor) -> Tensor:
+    """``g`` where ``y > 0`` else 0: ReLU's gradient from its output (one NumPy pass)."""
+    # NOTE: matches torch: relu'(0) = 0
+    return unary(_ReluGrad, g, y._data > 0)
+
+
+# ---- piecewise-linear activations -------------------------------------------------------------
+class LeakyRelu(Function):
+    _array_forward = True
+    _node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        xp = xp_of(x)
+        s = x * slope
+        # max(x, s x) for 0 <= slope <= 1 (x > 0 picks x, x <= 0 picks s x): one cheap pass
+        if 0.0 <= slope <= 1.0:
+            return xp.maximum(x, s, out=s)
+        return xp.where(x > 0, x, s)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = x._data
+        xp = xp_of(xd)
+        slope = ctx.slope
+        if slope == 0.0:
+            return unary(_LeakyGrad, g, xd > 0), None
+        d = xp.full(xd.shape, slope, dtype=g._data.dtype)
+        xp.copyto(d, 1.0, where=xd > 0)
+        return unary(_LeakyGrad, g, d), None
+
+
+class Hardtanh(Function):
+    _array_forward = True
+    _node_name = "HardtanhBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        xp = xp_of(x)
+        if x.dtype.kind != "f":
+            lo, hi = math.ceil(lo), math.floor(hi)
+        y = xp.minimum(xp.maximum(x, lo), hi)
+        return _down(y, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = x._data
+        # NOTE: matches torch: the gradient is zero at both corners (x == min_val or max_val)
+        return unary(_HardtanhGrad, g, (xd > ctx.lo) & (xd < ctx.hi)), None, None
+
+
+class Threshold(Function):
+    _array_forward = True
+    _node_name = "ThresholdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, th, value):
+        ctx.save_for_backward(x)
+        ctx.th = th
+        xp = xp_of(x)
+        return _down(xp.where(x > th, x, value), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return unary(_ThresholdGrad, g, x._data > ctx.th), None, None
+
+
+class Softshrink(Function):
+    _array_forward = True
+    _node_name = "SoftshrinkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        xp = xp_of(x)
+        # x - clip(x, -l, l): x - l above l, x + l below -l, 0 between (nan stays nan)
+        z = _up(x)
+        return _down(z - xp.minimum(xp.maximum(z, -lambd), lambd), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = x._data
+        return unary(_SoftshrinkGrad, g, (xd > ctx.lambd) | (xd < -ctx.lambd)), None
+
+
+class Hardshrink(Function):
+    _array_forward = True
+    _node_name = "HardshrinkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        xp = xp_of(x)
+        return xp.where((x > lambd) | (x < -lambd), x, 0).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = x._data
+        return unary(_HardshrinkGrad, g, (xd > ctx.lambd) | (xd < -ctx.lambd)), None
+
+
+class Hardsigmoid(Function):
+    _array_forward = True
+    _node_name = "HardsigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        xp = xp_of(x)
+        z = _up(x) + 3.0
+        xp.maximum(z, 0.0, out=z)
+        xp.minimum(z, 6.0, out=z)
+        z /= 6.0
+        return _down(z, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xd = x._data
+        xp = xp_of(xd)
+        d = xp.zeros(xd.shape, dtype=g._data.dtype)
+        # NOTE: matches torch: 1/6 strictly inside (-3, 3), 0 at the corners
+        xp.copyto(d, 1.0 / 6.0, where=(xd > -3.0) & (xd < 3.0))
+        return unary(_HardsigmoidGrad, g, d)
+
+
+class Rrelu(Function):
+    """``x * noise``: ``noise`` is 1 where ``x > 0`` and the random slope elsewhere."""
+
+    _array_forward = True
+    _node_name = "RreluWithNoiseBackward0"
+
+    @staticmethod
+    def forward(ctx, x, noise):
+        ctx.noise = noise
+        return x * noise
+
+    @staticmethod
+    def backward(ctx, g):
+        return unary(_RreluGrad, g, ctx.noise), None
+
+
+# ---- smooth activations: an op and its gradient op ------------------------------------------
+class _Smooth(Function):
+    """``y = f(x, *params)``; backward is ``grad_op(g, x, *params)``. A subclass defines
+    ``value(x, *params)`` returning ``(y, aux)`` on arrays; ``aux`` (kept on the node, not
+    saved as a tensor) lets the gradient op reuse work the forward already did."""
+
+    _array_forward = True
+    grad_op: type
+
+    @classmethod
+    def forward(cls, ctx, x, *params):
+        ctx.save_for_backward(x)
+        ctx.params = params
+        z = _up(x)
+        y, aux = cls.value(z, *params)
+        ctx.aux = aux if aux is not None and z is x else None
+        return _down(y, x)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        (x,) = ctx.saved_tensors
+        params = ctx.params
+        return (cls.grad_op.apply(g, x, ctx.aux, *params),) + (None,) * len(params)
+
+
+class _SmoothGrad(Function):
+    """``g * f'(x)``; a subclass defines ``deriv(x, aux, *params)`` on arrays and
+    ``deriv2(x, *params)`` on Tensors (for double backward)."""
+
+    _array_forward = True
+
+    @classmethod
+    def forward(cls, ctx, g, x, aux, *params):
+        ctx.save_for_backward(g, x)
+        ctx.params = params
+        d = cls.deriv(_up(x), aux, *params)
+        d *= g
+        return _down(d, g)
+
+    @classmethod
+    def backward(cls, ctx, gg):
+        g, x = ctx.saved_tensors
+        params = ctx.params
+        need_g, need_x = ctx.needs_input_grad[:2]
+        gg_g = cls.apply(gg, x, None, *params) if need_g else None
+        gg_x = gg * g * cls.deriv2(x, *params) if need_x else None
+        return (gg_g, gg_x, None) + (None,) * len(params)
+
+
+def _sigmoid(xp, z):
+    """``1 / (1 + exp(-z))``: exp overflows to inf for very negative z and gives 0."""
+    s = xp.negative(z)
+    xp.exp(s, out=s)
+    s += 1.0
+    return xp.reciprocal(s, out=s)
+
+
+def _erf32(xp, z):
+    """``erf`` to float32 precision in float32 arithmetic: Numerical Recipes' Chebyshev fit of
+    ``erfc`` (relative error below 1.2e-7 everywhere), one ``exp`` and no branches; the float64
+    backend ``erf`` is exact to float64 but some 10x slower."""
+    a = xp.abs(z)
+    t = a * 0.5
+    t += 1.0
+    xp.reciprocal(t, out=t)
+    p = t * 0.17087277
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
+              0.37409196, 1.00002368):
+        p += c
+        p *= t
+    p -= 1.26551223
+    a *= a
+    p -= a
+    xp.exp(p, out=p)
+    p *= t  # erfc(|z|)
+    xp.subtract(1.0, p, out=p)
+    return xp.copysign(p, z, out=p)
+
+
+def _erf(xp, z):
+    return xp.erf(z) if z.dtype == _F64 else _erf32(xp, z)
+
+
+class Gelu(_Smooth):
+    _node_name = "GeluBackward0"
+
+    @staticmethod
+    def value(x, approximate):
+        xp = xp_of(x)
+        if approximate == "tanh":
+            # 0.5 x (1 + tanh(k (x + c x^3)))
+            t = x * x
+            t *= _GELU_C * _GELU_K
+            t += _GELU_K
+            t *= x
+            xp.tanh(t, out=t)
+            y = t + 1.0
+            y *= x
+            y *= 0.5
+            return y, t
+        # NOTE: matches torch: 0.5 x (1 + erf(x / sqrt 2)), so it is exactly 0 far below zero
+        cdf = _erf(xp, x * _SQRT1_2)
+        cdf += 1.0
+        cdf *= 0.5
+        return x * cdf, cdf
+
+
+class GeluGrad(_SmoothGrad):
+    _node_name = "GeluBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux, approximate):
+        xp = xp_of(x)
+        if approximate == "tanh":
+            x2 = x * x
+            if aux is None:
+                aux = x2 * (_GELU_C * _GELU_K)
+                aux += _GELU_K
+                aux *= x
+                xp.tanh(aux, out=aux)
+            t = aux
+            # d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+            x2 *= 3.0 * _GELU_C * _GELU_K
+            x2 += _GELU_K
+            x2 *= x
+            x2 *= 0.5
+            x2 *= 1.0 - t * t
+            x2 += 0.5
+            x2 += 0.5 * t
+            return x2
+        if aux is None:
+            aux = _erf(xp, x * _SQRT1_2)
+            aux += 1.0
+            aux *= 0.5
+        # d/dx x Phi(x) = Phi(x) + x phi(x)
+        p = x * x
+        p *= -0.5
+        xp.exp(p, out=p)
+        p *= _INV_SQRT_2PI
+        p *= x
+        p += aux
+        return p
+
+    @staticmethod
+    def deriv2(x, approximate):
+        if approximate == "tanh":
+            u = (x + _GELU_C * x * x * x) * _GELU_K
+            du = (1 + 3 * _GELU_C * x * x) * _GELU_K
+            t = u.tanh()
+            sech2 = 1 - t * t
+            # d' = t' + 0.5 x t'' with t' = sech2 du, t'' = -2 t sech2 du^2 + sech2 6 c k x
+            return sech2 * du + 0.5 * x * sech2 * (-2 * t * du * du + 6 * _GELU_C * _GELU_K * x)
+        # d/dx (Phi + x phi) = 2 phi - x^2 phi
+        return (x * x * -0.5).exp() * _INV_SQRT_2PI * (2 - x * x)
+
+
+class Silu(_Smooth):
+    _node_name = "SiluBackward0"
+
+    @staticmethod
+    def value(x):
+        s = _sigmoid(xp_of(x), x)
+        return x * s, s
+
+
+class SiluGrad(_SmoothGrad):
+    _node_name = "SiluBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux):
+        s = _sigmoid(xp_of(x), x) if aux is None else aux
+        # d/dx x s = s (1 + x (1 - s))
+        d = 1.0 - s
+        d *= x
+        d += 1.0
+        d *= s
+        return d
+
+    @staticmethod
+    def deriv2(x):
+        s = x.sigmoid()
+        return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def _softplus(xp, z):
+    """``log(1 + exp(z))`` without overflow: ``max(z, 0) + log1p(exp(-|z|))``."""
+    e = xp.abs(z)
+    xp.negative(e, out=e)
+    xp.exp(e, out=e)
+    xp.log1p(e, out=e)
+    e += xp.maximum(z, 0.0)
+    return e
+
+
+class Mish(_Smooth):
+    _node_name = "MishBackward0"
+
+    @staticmethod
+    def value(x):
+        xp = xp_of(x)
+        t = xp.tanh(_softplus(xp, x))
+        return x * t, t
+
+
+class MishGrad(_SmoothGrad):
+    _node_name = "MishBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux):
+        xp = xp_of(x)
+        t = xp.tanh(_softplus(xp, x)) if aux is None else aux
+        # d/dx x tanh(sp(x)) = t + x sigmoid(x) (1 - t^2)
+        d = t * t
+        xp.subtract(1.0, d, out=d)
+        d *= _sigmoid(xp, x)
+        d *= x
+        d += t
+        return d
+
+    @staticmethod
+    def deriv2(x):
+        s = x.sigmoid()
+        t = _softplus_t(x).tanh()
+        sech2 = 1 - t * t
+        return sech2 * (2 * s + x * s * (1 - s) - 2 * x * s * s * t)
+
+
+def _softplus_t(x: Tensor) -> Tensor:
+    """Stable softplus on Tensors (for second derivatives)."""
+    return x.clamp_min(0) + (-x.abs()).exp().log1p()
+
+
+class Elu(_Smooth):
+    """``scale * x`` above 0, ``scale * alpha * (exp(input_scale * x) - 1)`` at or below (elu,
+    selu and celu are this with different constants)."""
+
+    _node_name = "EluBackward0"
+
+    @staticmethod
+    def value(x, alpha, scale, input_scale):
+        xp = xp_of(x)
+        # the two branches summed: each is exactly 0 on the other's side
+        e = xp.minimum(x, 0.0)
+        if input_scale != 1.0:
+            e *= input_scale
+        xp.expm1(e, out=e)
+        e *= alpha * scale
+        p = xp.maximum(x, 0.0)
+        if scale != 1.0:
+            p *= scale
+        e += p
+        return e, None
+
+
+class EluGrad(_SmoothGrad):
+    _node_name = "EluBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux, alpha, scale, input_scale):
+        xp = xp_of(x)
+        d = xp.minimum(x, 0.0)
+        if input_scale != 1.0:
+            d *= input_scale
+        xp.exp(d, out=d)
+        d *= input_scale * scale * alpha
+        # NOTE: matches torch: x == 0 takes the exponential side
+        xp.copyto(d, scale, where=x > 0)
+        return d
+
+    @staticmethod
+    def deriv2(x, alpha, scale, input_scale):
+        neg = (x.clamp_max(0) * input_scale).exp() * (input_scale * input_scale * scale * alpha)
+        return neg * (x <= 0)
+
+
+class Celu(Elu):
+    _node_name = "CeluBackward0"
+
+
+class Softplus(_Smooth):
+    _node_name = "SoftplusBackward0"
+
+    @staticmethod
+    def value(x, beta, threshold):
+        xp = xp_of(x)
+        z = x * beta if beta != 1.0 else x
+        y = _softplus(xp, z)
+        if beta != 1.0:
+            y /= beta
+        # NOTE: matches torch: the identity where beta * x > threshold
+        xp.copyto(y, x, where=z > threshold)
+        return y, None
+
+
+class SoftplusGrad(_SmoothGrad):
+    _node_name = "SoftplusBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux, beta, threshold):
+        xp = xp_of(x)
+        z = x * beta if beta != 1.0 else x
+        d = _sigmoid(xp, z)
+        xp.copyto(d, 1.0, where=z > threshold)
+        return d
+
+    @staticmethod
+    def deriv2(x, beta, threshold):
+        z = x * beta
+        s = z.sigmoid()
+        return s * (1 - s) * beta * (z <= threshold)
+
+
+class LogSigmoid(_Smooth):
+    _node_name = "LogSigmoidBackward0"
+
+    @staticmethod
+    def value(x):
+        # log sigmoid(x) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|))
+        xp = xp_of(x)
+        e = xp.abs(x)
+        xp.negative(e, out=e)
+        xp.exp(e, out=e)
+        xp.log1p(e, out=e)
+        return xp.subtract(xp.minimum(x, 0.0), e, out=e), None
+
+
+class LogSigmoidGrad(_SmoothGrad):
+    _node_name = "LogSigmoidBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux):
+        # d/dx log sigmoid(x) = sigmoid(-x), computed without overflow for either sign
+        xp = xp_of(x)
+        return _sigmoid(xp, xp.negative(x))
+
+    @staticmethod
+    def deriv2(x):
+        s = x.sigmoid()
+        return -s * (1 - s)
+
+
+class Hardswish(_Smooth):
+    _node_name = "HardswishBackward0"
+
+    @staticmethod
+    def value(x):
+        xp = xp_of(x)
+        z = x + 3.0
+        xp.maximum(z, 0.0, out=z)
+        xp.minimum(z, 6.0, out=z)
+        z *= x
+        z /= 6.0
+        return z, None
+
+
+class HardswishGrad(_SmoothGrad):
+    _node_name = "HardswishBackwardBackward0"
+
+    @staticmethod
+    def deriv(x, aux):
+        xp = xp_of(x)
+        # NOTE: matches torch: 0 below -3, x / 3 + 0.5 on [-3, 3], 1 above 3
+        d = x / 3.0
+        d += 0.5
+        xp.copyto(d, 0.0, where=x < -3.0)
+        xp.copyto(d, 1.0, where=x > 3.0)
+        return d
+
+    @staticmethod
+    def deriv2(x):
+        return ((x >= -3) & (x <= 3)).to(x.dtype) / 3.0
+
+
+for _op, _grad in ((Gelu, GeluGrad), (Silu, SiluGrad), (Mish, MishGrad), (Elu, EluGrad),
+                   (Softplus, SoftplusGrad), (LogSigmoid, LogSigmoidGrad),
+                   (Hardswish, HardswishGrad)):
+    _op.grad_op = _grad
+Celu.grad_op = EluGrad
+
+
+# ---- PReLU ------------------------------------------------------------------------------------
+class Prelu(Function):
+    """``x`` above 0, ``w * x`` at or below: ``w`` is one slope or one per channel (dim 1),
+    validated by the caller."""
+
+    _array_forward = True
+    _node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        xp = xp_of(x)
+        return xp.where(x > 0, x, x * _channel_view(w, x.ndim))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w = ctx.needs_input_grad
+        wb = w.reshape(_channel_shape(w._data, x.ndim))
+        pos = x > 0
+        gx = g.where(pos, g * wb) if need_x else None
+        gw = None
+        if need_w:
+            gw = (g * x).masked_fill(pos, 0.0)
+            if w.numel() == 1:
+                gw = gw.sum().reshape(w.shape)
+            else:  # one slope per channel: sum every dim but 1
+                gw = gw.sum([d for d in range(x.ndim) if d != 1])
+        return gx, gw
+
+
+def _channel_shape(w, ndim: int) -> tuple:
+    if w.size == 1 or ndim < 2:
+        return (1,) * ndim if ndim else ()
+    return (1, w.shape[0]) + (1,) * (ndim - 2)
+
+
+def _channel_view(w, ndim: int):
+    return w.reshape(_channel_shape(w, ndim))
+
+
+__all__: list[str] = []
