@@ -196,7 +196,7 @@ class NativeBatchNorm(Function):
         ctx.save_for_backward(x, w)
         ctx.training, ctx.eps = training, eps
         if xp.device_type == "meta" or x.size == 0:
-            ctx.xhat = None
+            ctx.xc = None
             if not training:
                 ctx.mean, ctx.rstd = rm.copy(), 1.0 / xp.sqrt(rv + eps)
             return xp.empty(shape, dtype=x.dtype)
@@ -228,30 +228,28 @@ class NativeBatchNorm(Function):
             return out.reshape(shape).astype(x.dtype, copy=False)
         if xc is None:
             xc = x3 - mean.reshape(1, c, 1)
-        xc *= rstd.reshape(1, c, 1)  # now x-hat
-        ctx.xhat = xc
-        if wa is not None:
-            out = xc * wa.reshape(1, c, 1)
-            if b is not None:
-                out += _acc(b).reshape(1, c, 1)
-        elif b is not None:
-            out = xc + _acc(b).reshape(1, c, 1)
-        else:
-            out = xc.copy()
+        # x-hat = xc * rstd is never formed: the output scales xc by w * rstd in one pass, and
+        # backward folds rstd into its per-channel factors
+        ctx.xc = xc
+        scale = rstd if wa is None else wa * rstd
+        out = xc * scale.reshape(1, c, 1)
+        if b is not None:
+            out += _acc(b).reshape(1, c, 1)
         return out.reshape(shape).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        if _state.enabled or ctx.xhat is None:  # create_graph: the same formula, recorded
+        if _state.enabled or ctx.xc is None:  # create_graph: the same formula, recorded
             return _batch_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b)
-        xhat, rstd = ctx.xhat, ctx.rstd
-        nb, c, length = xhat.shape
+        xc, rstd = ctx.xc, ctx.rstd
+        nb, c, length = xc.shape
         g3 = _acc(g._data).reshape(nb, c, length)
         dt = x._data.dtype
         gsum = _chan_sum(g3) if need_b or (need_x and ctx.training) else None
-        gdot = _chan_dot(g3, xhat) if need_w or (need_x and ctx.training) else None
+        # sum(g * xhat) per channel
+        gdot = _chan_dot(g3, xc) * rstd if need_w or (need_x and ctx.training) else None
         gx = gw = gb = None
         if need_w:
             gw = _wrap(gdot.astype(w._data.dtype, copy=False))
@@ -261,9 +259,9 @@ class NativeBatchNorm(Function):
             scale = rstd if w is None else _acc(w._data) * rstd
             if ctx.training:
                 # y = xhat * w + b with batch statistics  =>
-                # dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat))
+                # dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)),  xhat = xc * rstd
                 n = nb * length
-                t = xhat * (gdot / n).reshape(1, c, 1)
+                t = xc * (gdot * rstd / n).reshape(1, c, 1)
                 t += (gsum / n).reshape(1, c, 1)
                 gx = xp_of(t).subtract(g3, t, out=t)  # reuse the temporary
                 gx *= scale.reshape(1, c, 1)
