@@ -236,12 +236,24 @@ def _lstm_backward(ctx, gy, ghn, gcn, y, h0, c0, w_hh, w_hr, pl):
     #   dc_total = dh * o (1 - tanh(c)^2) + dc          (k)
     #   d[i, f, g] pre-activations = dc_total * q        (q: g i(1-i), c_prev f(1-f), i(1-g^2))
     #   d o pre-activation = dh * tanh(c) o (1 - o)     (po)
+    # (in place, without temporaries: these are (N, H) arrays)
     q = xp.empty((n, 3, h), dt)
-    xp.multiply(g, i * (1 - i), out=q[:, 0])
-    xp.multiply(c_prev, f * (1 - f), out=q[:, 1])
-    xp.multiply(i, 1 - g * g, out=q[:, 2])
-    po = tc_all * o * (1 - o)
-    k = o * (1 - tc_all * tc_all)
+    qi, qf, qg = q[:, 0], q[:, 1], q[:, 2]
+    xp.subtract(1, i, out=qi)
+    qi *= i
+    qi *= g
+    xp.subtract(1, f, out=qf)
+    qf *= f
+    qf *= c_prev
+    xp.multiply(g, g, out=qg)
+    xp.subtract(1, qg, out=qg)
+    qg *= i
+    po = xp.subtract(1, o)
+    po *= o
+    po *= tc_all
+    k = xp.multiply(tc_all, tc_all)
+    xp.subtract(1, k, out=k)
+    k *= o
     dy = xp.array(gy, dtype=dt)  # accumulates the carried gradients
     fin = pl.final if pl.final.__class__ is slice else pl.index("final", xp)
     dy[fin] += ghn
