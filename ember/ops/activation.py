@@ -18,6 +18,7 @@ float16 inputs are computed in float32 and rounded once at the end, as PyTorch's
 from __future__ import annotations
 
 import math
+import struct
 
 from ember import _dtype
 from ember.autograd.function import Function
@@ -33,6 +34,14 @@ _GELU_K = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _f32(v: float) -> float:
+    """``v`` rounded to float32 (for the constants PyTorch keeps in single precision)."""
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+_ONE_SIXTH_F32 = _f32(1.0 / 6.0)
 
 
 def _up(x):
@@ -210,8 +219,9 @@ class Hardsigmoid(Function):
         xd = x._data
         xp = xp_of(xd)
         d = xp.zeros(xd.shape, dtype=g._data.dtype)
-        # NOTE: matches torch: 1/6 strictly inside (-3, 3), 0 at the corners
-        xp.copyto(d, 1.0 / 6.0, where=(xd > -3.0) & (xd < 3.0))
+        # NOTE: matches torch: 1/6 (rounded to float32 whatever the dtype) strictly inside
+        # (-3, 3), 0 at the corners
+        xp.copyto(d, _ONE_SIXTH_F32, where=(xd > -3.0) & (xd < 3.0))
         return unary(_HardsigmoidGrad, g, d)
 
 
@@ -503,11 +513,19 @@ class EluGrad(_SmoothGrad):
     @staticmethod
     def deriv2(x, alpha, scale, input_scale):
         neg = (x.clamp_max(0) * input_scale).exp() * (input_scale * input_scale * scale * alpha)
-        return neg * (x <= 0)
+        # NOTE: matches torch: the second derivative is 0 at x == 0
+        return neg * (x < 0)
 
 
 class Celu(Elu):
     _node_name = "CeluBackward0"
+
+    @classmethod
+    def backward(cls, ctx, g):
+        (x,) = ctx.saved_tensors
+        alpha, scale, _ = ctx.params
+        # NOTE: matches torch: celu's backward takes 1 / alpha with alpha rounded to float32
+        return EluGrad.apply(g, x, ctx.aux, alpha, scale, 1.0 / _f32(alpha)), None, None, None
 
 
 class Softplus(_Smooth):
@@ -540,7 +558,8 @@ class SoftplusGrad(_SmoothGrad):
     def deriv2(x, beta, threshold):
         z = x * beta
         s = z.sigmoid()
-        return s * (1 - s) * beta * (z <= threshold)
+        # NOTE: matches torch: 0 at beta * x == threshold, where the first derivative is not
+        return s * (1 - s) * beta * (z < threshold)
 
 
 class LogSigmoid(_Smooth):
@@ -592,16 +611,16 @@ class HardswishGrad(_SmoothGrad):
     @staticmethod
     def deriv(x, aux):
         xp = xp_of(x)
-        # NOTE: matches torch: 0 below -3, x / 3 + 0.5 on [-3, 3], 1 above 3
+        # NOTE: matches torch: 0 up to -3, x / 3 + 0.5 strictly inside (-3, 3), 1 from 3 on
         d = x / 3.0
         d += 0.5
-        xp.copyto(d, 0.0, where=x < -3.0)
-        xp.copyto(d, 1.0, where=x > 3.0)
+        xp.copyto(d, 0.0, where=x <= -3.0)
+        xp.copyto(d, 1.0, where=x >= 3.0)
         return d
 
     @staticmethod
     def deriv2(x):
-        return ((x >= -3) & (x <= 3)).to(x.dtype) / 3.0
+        return ((x > -3) & (x < 3)).to(x.dtype) / 3.0
 
 
 for _op, _grad in ((Gelu, GeluGrad), (Silu, SiluGrad), (Mish, MishGrad), (Elu, EluGrad),

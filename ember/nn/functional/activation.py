@@ -7,7 +7,6 @@ functions here check arguments as PyTorch does and pick the in-place form.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 from ember import _dtype
@@ -16,6 +15,8 @@ from ember.ops import activation as _act
 from ember.ops import math as _math
 from ember.ops import softmax as _softmax
 from ember.ops._dispatch import unary
+from ember.ops.creation import empty_like as _empty_like
+from ember.ops.creation import zeros_like as _zeros_like
 from ember.ops.pointwise import inplace as _inplace
 from ember.tensor import Tensor
 
@@ -128,7 +129,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _softmax.log_softmax(input, dim, dtype=dtype)
 
 
-# ---- piecewise-linear ---------------------------------------------------------------------------
+# ---- piecewise-linear --------------------------------------------------------------------
 def _relu6(input: Tensor) -> Tensor:
     return unary(_act.Hardtanh, _tensor(input, "relu6"), 0.0, 6.0)
 
@@ -287,10 +288,8 @@ def _rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
         # NOTE: matches torch: in eval mode the slope is the middle of [lower, upper]
         return unary(_act.LeakyRelu, input, (lower + upper) / 2)
     x = input._data
-    noise = input.detach().new_empty(x.shape).uniform_(lower, upper)._data
+    noise = _empty_like(input.detach()).uniform_(lower, upper)._data
     # NOTE: matches torch: the random slope applies at x <= 0 (x == 0 included)
-    xp = _dtype  # placeholder to keep names local; replaced below
-    del xp
     noise[x > 0] = 1.0
     return unary(_act.Rrelu, input, noise)
 
@@ -346,7 +345,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _act.Prelu.apply(input, weight)
 
 
-# ---- smooth ---------------------------------------------------------------------------------------
+# ---- smooth ------------------------------------------------------------------------------
 def _elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     return unary(_act.Elu, _floating(input, "elu", "elu_cpu"), float(alpha), 1.0, 1.0)
 
@@ -571,11 +570,11 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -logits.detach().new_empty(tuple(logits.shape)).exponential_().log()
+    gumbels = -_empty_like(logits.detach()).exponential_().log()
     y_soft = _softmax.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
     index = y_soft.max(dim, keepdim=True)[1]
-    y_hard = logits.detach().new_zeros(tuple(logits.shape)).scatter_(dim, index, 1.0)
+    y_hard = _zeros_like(logits.detach()).scatter_(dim, index, 1.0)
     # straight-through: the value of y_hard, the gradient of y_soft
     return y_hard - y_soft.detach() + y_soft
