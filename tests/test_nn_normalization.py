@@ -479,8 +479,8 @@ def test_lazy_norms_infer_num_features(name, shape):
                                         ("InstanceNorm2d", (2, 4, 3, 3)),
                                         ("InstanceNorm2d", (4, 3, 3)),
                                         ("InstanceNorm3d", (2, 4, 2, 3, 2))])
-@pytest.mark.parametrize("affine,track,momentum", [(False, False, 0.1), (True, False, 0.1),
-                                                   (True, True, 0.3), (False, True, None)])
+@pytest.mark.parametrize("affine,track,momentum", [(False, False, 0.1), (True, True, 0.3),
+                                                   (False, True, None)])
 def test_instance_norm_modules_match_torch(name, shape, affine, track, momentum):
     e, t = _pair(name, 4, affine=affine, track_running_stats=track, momentum=momentum)
     for step in range(2):
@@ -662,7 +662,7 @@ def test_rms_norm_gradcheck():
 # ---- local_response_norm and normalize -----------------------------------------------------------
 @needs_torch
 @pytest.mark.parametrize("shape", [(2, 7, 5), (2, 6, 3, 4), (1, 5, 2, 3, 2)])
-@pytest.mark.parametrize("size", [1, 2, 3, 5, 9])
+@pytest.mark.parametrize("size", [1, 2, 5, 9])
 def test_local_response_norm_parity(shape, size):
     e, t = ember.nn.LocalResponseNorm(size, 0.3, 0.6, 1.5), torch.nn.LocalResponseNorm(
         size, 0.3, 0.6, 1.5)
