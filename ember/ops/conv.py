@@ -17,22 +17,19 @@ transposed convolution (whose output size PyTorch lets the caller pick through
 ``output_padding``) is the exact adjoint of the convolution with the same geometry.
 
 How it is computed (the speed of a NumPy framework's convolution is all in its memory
-traffic):
+traffic and in how it calls BLAS):
 
 - ``x`` is copied once into a zero-padded buffer; an ``as_strided`` window view of that buffer
-  is copied into a column matrix ``col`` of shape ``(groups, Cg * K, N * L)`` -- batch folded
-  into the columns, so that the product with the weight ``(groups, Og, Cg * K)`` is ONE large
-  GEMM per group, the shape BLAS is fastest at. Its output ``(O, N, L)`` is then copied into
-  ``(N, O, *Y)`` with the bias added in the same pass.
-- With stride 1 (the common case) the windows are read "flat": each image of the padded buffer
-  is one long row, an output position ``p`` reads ``p + offset(k)`` for a kernel offset
-  ``k``, and so each kernel offset is ONE contiguous slice (long inner loops for NumPy's
-  copies). The price: positions in the padding columns of each row are computed and dropped
-  (``L = Y[0] * prod(P[1:])`` instead of ``prod(Y)``; 6-13 % more columns for 3x3 kernels on
-  32x32 / 16x16 images).
-- The input gradient (col2im) adds, for each kernel offset, one strided slice of the column
-  gradient into the padded buffer (no ``np.add.at``); the weight gradient is one GEMM against
-  the forward's ``col`` (kept on the node until backward).
+  (no Python loop over output positions) is copied into a column matrix ``col`` of shape
+  ``(groups, Cg * K [+ 1], N * L)``: batch folded into the columns, so the product with the
+  weight ``(groups, Og, Cg * K [+ 1])`` is ONE large GEMM per group, the shape BLAS is fastest
+  at (and one thread synchronization, which matters on a loaded machine). The bias rides in
+  the GEMM as a row of ones under the columns; one copy lays ``(O, N, *Y)`` out as
+  ``(N, O, *Y)``.
+- The input gradient (col2im) is one GEMM ``w^T @ gy`` followed, for each kernel tap, by one
+  strided add of its slice of the columns into a padded buffer (no ``np.add.at``).
+- The weight gradient is one GEMM of ``gy`` against the forward's ``col`` (kept on the node
+  until backward); ``gy`` is laid out for the GEMMs once and shared by both gradients.
 """
 
 from __future__ import annotations
@@ -131,7 +128,13 @@ def _im2col(x, g: _Geom, ones_row: bool = False):
     N = x.shape[0]
     R = g.Cg * g.Kp
     col = xp.empty((g.G, R + ones_row, N * g.L), x.dtype)
-    col[:, :R].reshape((g.G, g.Cg) + g.K + (N,) + g.Y)[...] = _windows(_padded(x, g), g, "col")
+    if g.trivial:  # 1x1 kernel, stride 1, no padding: the windows are x itself
+        D = g.D
+        win = x.reshape((N, g.G, g.Cg) + g.K + g.Y).transpose(
+            1, 2, *range(3, 3 + D), 0, *range(3 + D, 3 + 2 * D))
+    else:
+        win = _windows(_padded(x, g), g, "col")
+    col[:, :R].reshape((g.G, g.Cg) + g.K + (N,) + g.Y)[...] = win
     if ones_row:
         col[:, R] = 1
     return col
@@ -184,19 +187,16 @@ def _mm(a, b):
 
 
 def _conv_fwd(x, w, b, g: _Geom):
-    """``conv(x, w) + b`` and the column matrix (for the weight gradient; None when ``x``
-    itself serves). One GEMM per image, written straight into the (N, O, *Y) output (no
-    transposing copy after it), the bias folded in as a row of ones under the columns."""
+    """``conv(x, w) + b`` and the column matrix (kept for the weight gradient). One GEMM per
+    group over the whole batch, the bias folded in as a row of ones under the columns, then
+    one copy from (O, N, *Y) into the (N, O, *Y) output.
+
+    (One GEMM per image would write the output in place, and is faster on an idle machine;
+    but each BLAS call synchronizes its threads, and with 64 calls a step that costs seconds
+    when other processes hold the cores.)"""
     xp = xp_of(x)
     N = x.shape[0]
     G, Og, R = g.G, g.Og, g.Cg * g.Kp
-    y = xp.empty((N, g.O) + g.Y, x.dtype)
-    out = y.reshape(N, G, Og, g.L)
-    if g.trivial:
-        xp.matmul(_wmat(w, g), x.reshape(N, G, R, g.L), out=out)
-        if b is not None:
-            y += b.reshape((1, g.O) + (1,) * g.D)
-        return y, None
     col = _im2col(x, g, b is not None)
     wm = _wmat(w, g)
     if b is not None:
@@ -204,8 +204,8 @@ def _conv_fwd(x, w, b, g: _Geom):
         wa[:, :, :R] = wm
         wa[:, :, R] = b.reshape(G, Og)
         wm = wa
-    # (G, Og, R') @ (N, G, R', L) -> (N, G, Og, L): each image's columns are a strided matrix
-    xp.matmul(wm, col.reshape(G, wm.shape[2], N, g.L).transpose(2, 0, 1, 3), out=out)
+    y = xp.empty((N, g.O) + g.Y, x.dtype)
+    y.transpose(1, 0, *g.sp)[...] = _mm(wm, col).reshape((g.O, N) + g.Y)
     return y, col
 
 
@@ -223,9 +223,7 @@ def _convT_fwd(y, w, b, g: _Geom, ycols=None):
 def _wgrad(x, gy, g: _Geom, col=None, gycols=None):
     R = g.Cg * g.Kp
     if col is None:
-        N = x.shape[0]
-        col = (x.reshape(N, g.G, R, g.L).transpose(1, 2, 0, 3).reshape(g.G, R, N * g.L)
-               if g.trivial else _im2col(x, g))
+        col = _im2col(x, g)
     if gycols is None:
         gycols = _to_cols(gy, g)
     gw = _mm(gycols, col[:, :R].transpose(0, 2, 1))
