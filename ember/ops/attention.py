@@ -102,6 +102,10 @@ class Attention(Function):
                 mask = xp.where(mask, xp.zeros((), s.dtype), xp.asarray(-xp.inf, s.dtype))
             elif mask.dtype != s.dtype:
                 mask = mask.astype(s.dtype)
+            if mask.size < s.size and not mask.flags.c_contiguous and xp.device_type != "meta":
+                # a mask broadcast over the batch: adding its transposed view would stride
+                # through it once per batch element; one contiguous copy of it is cheaper
+                mask = xp.ascontiguousarray(mask)
             if xp.broadcast_shapes(s.shape, mask.shape) == s.shape:
                 s += mask
             else:  # the mask has more batch dims than the scores
