@@ -453,4 +453,10 @@ def as_strided(array, shape, strides, offset=0):
 
 
 # Shape rules of each op family live beside this file, one file per family.
-from ember.backend import _meta_linalg, _meta_math, _meta_reduction, _meta_shape  # noqa: E402,F401
+from ember.backend import (  # noqa: E402,F401
+    _meta_activation,
+    _meta_linalg,
+    _meta_math,
+    _meta_reduction,
+    _meta_shape,
+)
