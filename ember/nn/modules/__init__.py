@@ -11,6 +11,7 @@ from ember.nn.modules.container import (  # noqa: F401
 from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
 from ember.nn.modules.module import Module  # noqa: F401
 from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.adaptive import *  # noqa: F403
 from ember.nn.modules.attention import *  # noqa: F403
 from ember.nn.modules.batchnorm import *  # noqa: F403
 from ember.nn.modules.channelshuffle import *  # noqa: F403
@@ -18,6 +19,7 @@ from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
+from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
 from ember.nn.modules.normalization import *  # noqa: F403
