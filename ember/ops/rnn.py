@@ -191,6 +191,7 @@ def _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl):
     m_all = xp.empty((n, h), dt) if proj else None
     whr_t = w_hr.T if proj else None
     tmp = xp.empty((pl.batch, h), dt)
+    gbuf = xp.empty((pl.batch, g4), dt)
     dot, multiply, tanh, exp, reciprocal = xp.dot, xp.multiply, xp.tanh, xp.exp, xp.reciprocal
     h2, h3 = 2 * h, 3 * h
     for step in pl.steps:
@@ -198,8 +199,8 @@ def _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl):
         hp = _prev_rows(step, y, h0)
         cp = _prev_rows(step, c_all, c0)
         a = a_all[r0:r1]
-        dot(hp, ws_t, out=a)
-        a += xs[r0:r1]
+        # the product lands in a small reused buffer (kept in cache), then joins the inputs
+        xp.add(dot(hp, ws_t, out=gbuf[:r1 - r0]), xs[r0:r1], out=a)
         exp(a, out=a)
         a += 1
         reciprocal(a, out=a)
