@@ -15,11 +15,14 @@ circular borders are slices of it, replicate borders a broadcast of its edge).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 from ember import backend
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
+from ember.ops.joining import stack
+from ember.tensor import Tensor, _wrap
 
 _ALL = slice(None)
 
@@ -464,3 +467,300 @@ def nearest_node(name: str, fold: bool = False) -> type:
         cls = _NODES[("nearest", name)] = type(
             base.__name__ + name.split("Backward")[0], (base,), {"_node_name": name})
     return cls
+
+
+# ---- grid sampling ------------------------------------------------------------------------------
+# ``F.grid_sample`` reads each output position from K input positions ("taps": 1 for nearest,
+# 2**k corners for (tri)linear, 16 for bicubic) and sums them with weights that depend on the
+# grid. The integer tap positions are constants; the weights are Tensors computed from the grid
+# with Tensor ops (padding is piecewise linear in the coordinate, so each weight factor is
+# ``grid * m + c`` with array constants ``m``, ``c``), which gives the grid its gradient of any
+# order. ``GridCombine`` is the one pass over the input: ``out[n, c, q] = sum_k w[k, n, q] *
+# x[n, c, tap[k, n, q]]``. Its gradient gathers (``PlaneGather``) and scatter-adds
+# (``PlaneScatter``, one ``bincount``) along the same taps; those two are each other's adjoint,
+# so every order of derivative is these array passes.
+
+class Taps:
+    """The input positions of a grid sample: ``idx`` ``(K, N, Q)`` flat spatial positions in an
+    ``(N, C, P)`` input; ``flat`` the positions in the whole input, ``(K, N, C, Q)``, built on
+    first use and kept (forward and backward read the same ones)."""
+
+    __slots__ = ("idx", "n", "c", "p", "_flat")
+
+    def __init__(self, idx, n: int, c: int, p: int) -> None:
+        self.idx, self.n, self.c, self.p, self._flat = idx, n, c, p, None
+
+    def flat(self, xp):
+        if self._flat is None:
+            base = (xp.arange(self.n * self.c, dtype=xp.int64) * self.p).reshape(
+                1, self.n, self.c, 1)
+            self._flat = base + self.idx[:, :, None, :]
+        return self._flat
+
+
+def _flat_input(xp, x):
+    return (x if x.flags.c_contiguous else xp.ascontiguousarray(x)).reshape(-1)
+
+
+class GridCombine(Function):
+    """``out[n, c, q] = sum_k w[k, n, q] * x[n, c, taps[k, n, q]]`` for ``x`` ``(N, C, *S)``
+    and weights ``w`` ``(K, N, Q)``: output ``(N, C, Q)`` viewed as ``out_shape``. Linear in
+    ``x`` and in ``w``."""
+
+    _array_forward = True
+    _node_name = "GridSampler2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, taps, out_shape):
+        xp = xp_of(x)
+        xf = _flat_input(xp, x)
+        flat = taps.flat(xp)
+        out = xf.take(flat[0])
+        out *= w[0][:, None, :]
+        for k in range(1, flat.shape[0]):
+            out += xf.take(flat[k]) * w[k][:, None, :]
+        ctx.taps = taps
+        ctx.save_for_backward(x, w)
+        return out.reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        need_x, need_w = ctx.needs_input_grad[:2]
+        g = g.reshape(w.shape[1], x.shape[1], w.shape[2])
+        gx = gw = None
+        if need_x:  # each tap's share of g, summed back onto the position it read
+            gx = PlaneScatter.apply(g.unsqueeze(0) * w.unsqueeze(2), ctx.taps, tuple(x.shape))
+        if need_w:  # d out / d w[k] = the value tap k read, times g, summed over channels
+            gw = (PlaneGather.apply(x, ctx.taps) * g.unsqueeze(0)).sum(2)
+        return gx, gw, None, None
+
+
+class PlaneGather(Function):
+    """``x[n, c, taps[k, n, q]]`` for every tap: ``(N, C, *S)`` to ``(K, N, C, Q)``."""
+
+    _array_forward = True
+    _node_name = "GridSamplerGatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, taps):
+        ctx.taps, ctx.shape = taps, x.shape
+        return _flat_input(xp_of(x), x).take(taps.flat(xp_of(x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        return PlaneScatter.apply(g, ctx.taps, ctx.shape), None
+
+
+class PlaneScatter(Function):
+    """The adjoint of ``PlaneGather``: ``(K, N, C, Q)`` values added onto the input positions
+    they were read from, an ``(N, C, *S)`` array (one ``bincount``: no ``add.at``)."""
+
+    _array_forward = True
+    _node_name = "GridSamplerScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, v, taps, shape):
+        ctx.taps = taps
+        xp = xp_of(v)
+        size = math.prod(shape)
+        if v.size == 0:
+            return xp.zeros(shape, dtype=v.dtype)
+        out = xp.bincount(taps.flat(xp).reshape(-1), v.reshape(-1), minlength=size)
+        return out.astype(v.dtype, copy=False).reshape(shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return PlaneGather.apply(g, ctx.taps), None, None
+
+
+class ConstantOf(Function):
+    """``value`` (an array) as a function of ``t`` with zero gradient: the weights of nearest
+    sampling, which do not depend on the grid but must keep it in the graph (PyTorch gives the
+    grid a zero gradient)."""
+
+    _array_forward = True
+    _node_name = "GridSamplerNearestBackward0"
+
+    @staticmethod
+    def forward(ctx, t, value):
+        ctx.shape, ctx.dtype = t.shape, t.dtype
+        return value
+
+    @staticmethod
+    def backward(ctx, g):
+        return _wrap(xp_of(g._data).zeros(ctx.shape, dtype=ctx.dtype)), None
+
+
+def _unnormalize(xp, coord, size: int, align_corners: bool):
+    """Grid coordinate in [-1, 1] to input index, and its derivative."""
+    if align_corners:
+        a = (size - 1) / 2
+        return (coord + 1) * a, a
+    a = size / 2
+    return (coord + 1) * a - 0.5, a
+
+
+def _clip(xp, src, size: int):
+    # NOTE: matches torch: the borders themselves count as clipped (zero gradient)
+    hi = size - 1
+    return xp.clip(src, 0, hi), ((src > 0) & (src < hi))
+
+
+def _reflect(xp, src, twice_lo: int, twice_hi: int):
+    """``src`` reflected into [twice_lo / 2, twice_hi / 2] (as often as needed), and the sign
+    of the derivative."""
+    if twice_lo == twice_hi:
+        return xp.zeros_like(src), xp.zeros_like(src)
+    lo = twice_lo / 2
+    span = (twice_hi - twice_lo) / 2
+    v = src - lo
+    sign = xp.where(v < 0, -1.0, 1.0).astype(src.dtype)
+    v = xp.abs(v)
+    extra = xp.fmod(v, span)
+    even = xp.fmod(xp.floor(v / span), 2) == 0
+    return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
+
+
+def _pad_coordinate(xp, src, size: int, padding_mode: str, align_corners: bool):
+    """``src`` mapped by the padding mode into the input, and the derivative factor."""
+    if padding_mode == "border":
+        return _clip(xp, src, size)
+    if padding_mode == "reflection":
+        if align_corners:
+            src, d = _reflect(xp, src, 0, 2 * (size - 1))
+        else:
+            src, d = _reflect(xp, src, -1, 2 * size - 1)
+        src, dc = _clip(xp, src, size)
+        return src, d * dc
+    return src, 1
+
+
+def _linear_in_grid(xp, grid_t: Tensor, coord, m, value) -> Tensor:
+    """The Tensor ``grid_t * m + c`` equal to ``value`` (``c = value - coord * m``): a function
+    of the grid with derivative ``m`` where ``value`` is a piecewise-linear function of
+    ``coord``."""
+    if isinstance(m, (int, float)):
+        return grid_t * m + _wrap(value - coord * m)
+    m = m.astype(value.dtype, copy=False)
+    return grid_t * _wrap(m) + _wrap(value - coord * m)
+
+
+def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_corners: bool):
+    """The weights ``(K, N, Q)`` (a Tensor of the grid) and ``Taps`` of a grid sample of an
+    input of ``input_shape`` at ``grid`` ``(N, *out, k)``; the arguments are checked."""
+    g = grid._data
+    xp = xp_of(g)
+    n, c = input_shape[:2]
+    sizes = tuple(input_shape[2:])
+    k = len(sizes)
+    q = math.prod(g.shape[1:-1])
+    g = g.reshape(n, q, k)
+    gt = grid.reshape(n, q, k)
+    dims = []  # per spatial dim: a list of (index array, weight factor or None, valid or None)
+    for d, size in enumerate(sizes):
+        j = k - 1 - d  # the grid lists x (the last dim) first
+        coord = g[:, :, j]
+        src, a = _unnormalize(xp, coord, size, align_corners)
+        if mode == "bicubic":
+            base = xp.floor(src)
+            t = _linear_in_grid(xp, gt[:, :, j], coord, a, src - base)
+            taps = []
+            for i, w in enumerate(_cubic_coeffs(t, float)):
+                pos, _ = _pad_coordinate(xp, base + (i - 1), size, padding_mode, align_corners)
+                # NOTE: matches torch: the padded tap is truncated toward zero
+                idx = pos.astype(xp.int64)
+                taps.append((idx, w, (idx >= 0) & (idx < size)))
+            dims.append(taps)
+            continue
+        src, dsrc = _pad_coordinate(xp, src, size, padding_mode, align_corners)
+        if mode == "nearest":
+            idx = xp.rint(src).astype(xp.int64)  # half to even, as torch's nearbyint
+            dims.append([(idx, None, (idx >= 0) & (idx < size))])
+            continue
+        base = xp.floor(src)
+        i0 = base.astype(xp.int64)
+        frac = _linear_in_grid(xp, gt[:, :, j], coord, a * dsrc, src - base)
+        dims.append([(i0, 1 - frac, (i0 >= 0) & (i0 < size)),
+                     (i0 + 1, frac, (i0 >= -1) & (i0 < size - 1))])
+    strides = [math.prod(sizes[d + 1:]) for d in range(k)]
+    idxs, weights, consts = [], [], []
+    for combo in itertools.product(*dims):
+        pos = None
+        w = None
+        valid = None
+        for d, (idx, wd, ok) in enumerate(combo):
+            term = idx * strides[d] if strides[d] != 1 else idx
+            pos = term if pos is None else pos + term
+            w = wd if w is None else (w if wd is None else w * wd)
+            valid = ok if valid is None else valid & ok
+        idxs.append(xp.where(valid, pos, 0))
+        if w is None:
+            consts.append(valid.astype(g.dtype))
+        elif valid.all():
+            weights.append(w)
+        else:
+            weights.append(w * _wrap(valid.astype(g.dtype)))
+    taps = Taps(xp.stack(idxs), n, c, math.prod(sizes))
+    if consts:
+        return ConstantOf.apply(grid, xp.stack(consts)), taps
+    return stack(weights), taps
+
+
+_GRID_NODES = {2: GridCombine}
+
+
+def grid_combine(input: Tensor, w: Tensor, taps: Taps, out_shape: tuple) -> Tensor:
+    """``GridCombine`` under PyTorch's node name for the input's rank."""
+    k = input.dim() - 2
+    cls = _GRID_NODES.get(k)
+    if cls is None:
+        cls = _GRID_NODES[k] = type(f"GridCombine{k}D", (GridCombine,),
+                                    {"_node_name": f"GridSampler{k}DBackward0"})
+    return cls.apply(input, w, taps, out_shape)
+
+
+# ---- affine grids -------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _base_grid(sizes: tuple, align_corners: bool, dtname: str):
+    """``(prod(sizes), k + 1)`` rows ``[x, y, (z,) 1]`` of the sample points of an output of
+    ``sizes`` (outermost first), x varying fastest (a cached CPU array: read only)."""
+    dt = _cpu.dtype(dtname)
+    axes = []
+    for n in sizes:
+        if n <= 1:
+            axes.append(_cpu.zeros(max(n, 0), dtype=dt))
+            continue
+        a = _cpu.linspace(-1, 1, n, dtype=dt)
+        # NOTE: matches torch: without align_corners the points are pixel centres
+        axes.append(a if align_corners else a * dt.type((n - 1) / n))
+    mesh = _cpu.meshgrid(*axes, indexing="ij")
+    cols = [m.reshape(-1) for m in reversed(mesh)] + [_cpu.ones(math.prod(sizes), dtype=dt)]
+    out = _cpu.stack(cols, axis=1)
+    out.flags.writeable = False
+    return out
+
+
+class AffineGrid(Function):
+    """``theta`` ``(N, k, k + 1)`` applied to the base grid: ``(N, *sizes, k)`` sample points.
+    Linear in ``theta``."""
+
+    _array_forward = True
+    _node_name = "AffineGridGeneratorBackward0"
+
+    @staticmethod
+    def forward(ctx, theta, sizes, align_corners):
+        xp = xp_of(theta)
+        base = _base_grid(sizes, align_corners, theta.dtype.name)
+        if xp is not _cpu:
+            base = xp.asarray(base)
+        ctx.base, ctx.sizes = base, sizes
+        n, k = theta.shape[0], theta.shape[1]
+        # (N, P, k + 1) @ (N, k + 1, k): one batched GEMM
+        return xp.matmul(base, theta.transpose(0, 2, 1)).reshape((n,) + sizes + (k,))
+
+    @staticmethod
+    def backward(ctx, g):
+        n, k = g.shape[0], g.shape[-1]
+        # d theta[n] = g[n]^T @ base
+        return g.reshape(n, -1, k).mT @ _wrap(ctx.base), None, None

@@ -1,5 +1,5 @@
 """``ember.nn.functional``: Shape and resampling: pad, interpolate, upsample, pixel_shuffle,
-pixel_unshuffle, channel_shuffle."""
+pixel_unshuffle, channel_shuffle, grid_sample, affine_grid."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ember.ops import vision as _vision
 from ember.tensor import Tensor
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
-           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+           "grid_sample", "affine_grid"]
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -390,3 +391,127 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
         ember.Size([1, 4, 2])
     """
     return channel_shuffle(input, groups)
+
+
+# ---- grid sampling ----------------------------------------------------------------------------
+_GRID_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                 "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                 "See the documentation of grid_sample for details.")
+_TNAME = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _grid_sample_checks(input: Tensor, grid: Tensor, mode: str) -> None:
+    """torch.grid_sampler's checks, in its order."""
+    ishape, gshape = list(input.shape), list(grid.shape)
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {_TNAME[input.dtype.name]} but found "
+                           f"{_TNAME[grid.dtype.name]} (grid_sample's input and grid must "
+                           "have the same dtype)")
+    if input.dim() == 0 or grid.dim() == 0 or ishape[0] != gshape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {ishape} and grid with sizes {gshape}")
+    if gshape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {gshape}")
+    for i in range(2, input.dim()):
+        if ishape[i] <= 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {ishape} with dimension {i} "
+                               "being empty")
+    rank = 4 if input.dim() == 4 else 5
+    if input.dim() != rank or grid.dim() != rank:
+        raise RuntimeError(f"grid_sampler(): expected {rank}D input and grid with same number "
+                           f"of dimensions, but got input with sizes {ishape} and grid with "
+                           f"sizes {gshape}")
+    if rank == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not input.is_floating_point():
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if rank == 4 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_TNAME.get(input.dtype.name, input.dtype.name)}'")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """Sample ``input`` ``(N, C, H, W)`` at the points of ``grid`` ``(N, H_out, W_out, 2)``
+    (or ``(N, C, D, H, W)`` at ``(N, D_out, H_out, W_out, 3)``): ``grid[..., 0]`` is x (the
+    width axis), in [-1, 1] across the input (corner pixels' centres with
+    ``align_corners=True``, their outer edges otherwise). Output ``(N, C, *grid.shape[1:-1])``.
+
+    ``mode``: ``'bilinear'`` (trilinear for 5-D), ``'nearest'`` or ``'bicubic'`` (4-D only).
+    ``padding_mode`` for points outside: ``'zeros'``, ``'border'`` (clamped) or
+    ``'reflection'`` (mirrored at the border). Differentiable in ``input`` and ``grid``.
+
+    Example:
+        >>> x = ember.arange(4.0).reshape(1, 1, 2, 2)
+        >>> grid = ember.tensor([[[[0.0, 0.0], [-1.0, -1.0]]]])
+        >>> F.grid_sample(x, grid, align_corners=True)
+        tensor([[[[1.5000, 0.0000]]]])
+    """
+    for pos, (name, t) in enumerate((("input", input), ("grid", grid)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grid_sample(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_GRID_WARNING, stacklevel=2)
+        align_corners = False
+    _grid_sample_checks(input, grid, mode)
+    out_shape = tuple(input.shape[:2]) + tuple(grid.shape[1:-1])
+    if input.device.type == "meta":
+        return input.new_empty(out_shape)
+    half = input.dtype.itemsize == 2
+    if half:  # computed in float32, as torch's CPU kernels accumulate
+        input, grid = input.float(), grid.float()
+    w, taps = _vision.grid_taps(tuple(input.shape), grid, mode, padding_mode, bool(align_corners))
+    out = _vision.grid_combine(input, w, taps, out_shape)
+    return out.half() if half else out
+
+
+def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` for a 4-D ``size``
+    ``(N, C, H, W)``, ``(N, 3, 4)`` for a 5-D one): output ``(N, H, W, 2)`` (``(N, D, H, W,
+    3)``), each point the map applied to the normalized output coordinates; pass it to
+    ``grid_sample``.
+
+    Example:
+        >>> theta = ember.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+        >>> F.affine_grid(theta, (1, 1, 1, 2), align_corners=False)
+        tensor([[[[-0.5000,  0.0000],
+                  [ 0.5000,  0.0000]]]])
+    """
+    if not isinstance(theta, Tensor):
+        raise TypeError(f"affine_grid(): argument 'theta' (position 1) must be Tensor, not "
+                        f"{type(theta).__name__}")
+    if align_corners is None:
+        warnings.warn(_GRID_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size) if not isinstance(size, tuple) else size
+    if len(size) in (4, 5):
+        k = len(size) - 2
+        if theta.dim() != 3 or tuple(theta.shape[1:]) != (k, k + 1):
+            raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} "
+                             f"for size {size}. Got {theta.shape}.")
+        spatial = tuple(int(s) for s in size[2:])
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {k + 1}] but got: [{theta.shape[0]}, {k + 1}].")
+    return _vision.AffineGrid.apply(theta, spatial, bool(align_corners))
