@@ -1,0 +1,151 @@
+"""The short paths that cut framework overhead give what the general paths give.
+
+Each fast path (``F.linear``'s inline node for 2-D inputs, ``Linear``'s raw-array backward, the
+engine's leaf and chain shortcuts) is compared with the general mechanism it stands for: same
+outputs, same graph (node names, edges, ``needs_input_grad``, saved tensors), same gradients,
+and the same errors. No timing here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember.ops import linear as L
+
+
+def _leaf(shape, dtype=ember.float64, requires_grad=True, seed=0):
+    rng = np.random.default_rng(seed + len(shape))
+    t = ember.from_numpy(rng.standard_normal(shape)).to(dtype)
+    return t.requires_grad_(requires_grad)
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+def _general(cls, x, w, b):
+    """The node ``Function.apply`` builds (the path the inline one stands for)."""
+    return cls.apply(x, w, b)
+
+
+def _grads(out, leaves, create_graph=False):
+    g = ember.ones_like(out) if out.dim() else None
+    return ember.autograd.grad(out, leaves, g, create_graph=create_graph, allow_unused=True)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("needs", [(True, True, True), (False, True, True), (True, False, False),
+                                   (False, False, True)])
+def test_linear_inline_node_matches_apply(dtype, bias, needs):
+    x = _leaf((5, 4), dtype, needs[0])
+    w = _leaf((3, 4), dtype, needs[1])
+    b = _leaf((3,), dtype, needs[2]) if bias else None
+    cls = L.Linear if bias else L._Mm
+    fast = F.linear(x, w, b)
+    slow = _general(cls, x, w, b)
+    np.testing.assert_array_equal(_np(fast), _np(slow))
+    assert fast.dtype is slow.dtype and fast.requires_grad == slow.requires_grad
+    if not slow.requires_grad:
+        assert fast.grad_fn is None
+        return
+    nf, ns = fast.grad_fn, slow.grad_fn
+    assert type(nf) is type(ns)
+    assert nf.needs_input_grad == ns.needs_input_grad
+    assert [e if e is None else e[1:] for e in nf._next] == [
+        e if e is None else e[1:] for e in ns._next]
+    assert [e if e is None else e[0] for e in nf._next] == [
+        e if e is None else e[0] for e in ns._next]
+    assert nf._out_meta == tuple(ns._out_meta) or list(nf._out_meta) == list(ns._out_meta)
+    assert [s[0] for s in nf._saved] == [s[0] for s in ns._saved]
+    leaves = [t for t in (x, w, b) if t is not None and t.requires_grad]
+    for gf, gs in zip(_grads(fast.sum(), leaves), _grads(slow.sum(), leaves)):
+        np.testing.assert_allclose(_np(gf), _np(gs), rtol=1e-6)
+
+
+def test_linear_no_grad_and_inference():
+    x, w, b = _leaf((2, 4)), _leaf((3, 4)), _leaf((3,))
+    with ember.no_grad():
+        y = F.linear(x, w, b)
+    assert y.grad_fn is None and not y.requires_grad
+    np.testing.assert_allclose(_np(y), _np(x) @ _np(w).T + _np(b))
+    with ember.inference_mode():
+        assert F.linear(x, w, b).grad_fn is None
+
+
+def test_linear_inline_on_a_stale_view_sees_the_change():
+    base = _leaf((2, 4), requires_grad=False).clone().requires_grad_()
+    h = base * 1.0
+    v = h[:, :]
+    h.mul_(2.0)  # v is now stale
+    w, b = _leaf((3, 4)), _leaf((3,))
+    y = F.linear(v, w, b)
+    expected = 2.0 * _np(base) @ _np(w).T + _np(b)
+    np.testing.assert_allclose(_np(y), expected)
+    (gb,) = ember.autograd.grad(y.sum(), base)
+    np.testing.assert_allclose(_np(gb), 2.0 * np.ones((2, 3)) @ _np(w))
+
+
+def test_linear_inline_records_anomaly_trace():
+    x, w, b = _leaf((2, 4)), _leaf((3, 4)), _leaf((3,))
+    with pytest.warns(UserWarning, match="Anomaly Detection"), ember.autograd.detect_anomaly():
+        y = F.linear(x, w, b)
+    assert y.grad_fn._trace is not None
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_linear_raw_backward_matches_tensor_backward(dtype):
+    x, w, b = _leaf((6, 4), dtype), _leaf((3, 4), dtype), _leaf((3,), dtype)
+    y = F.linear(x, w, b)
+    g = _leaf((6, 3), dtype, requires_grad=False, seed=7)
+    with ember.no_grad():  # as the engine runs it without create_graph: raw arrays
+        raw = y.grad_fn._function.backward(y.grad_fn, g)
+    formula = y.grad_fn._function.backward(y.grad_fn, g)  # recording on: the Tensor formulas
+    assert all(r.__class__ is ember.Tensor and r.grad_fn is None for r in raw)
+    assert raw[2].shape == (3,)
+    # the Tensor formula hands back the bias's gradient unreduced (the engine sums it)
+    np.testing.assert_allclose(_np(raw[0]), _np(formula[0]), rtol=1e-6)
+    np.testing.assert_allclose(_np(raw[1]), _np(formula[1]), rtol=1e-6)
+    np.testing.assert_allclose(_np(raw[2]), _np(formula[2]).sum(0), rtol=1e-5)
+
+
+def test_linear_backward_broadcast_bias_reduced_by_engine():
+    x, w = _leaf((5, 4)), _leaf((3, 4))
+    b = _leaf((1, 3))  # not nn.Linear's 1-D bias: the engine reduces its gradient
+    F.linear(x, w, b).sum().backward()
+    np.testing.assert_allclose(_np(b.grad), np.full((1, 3), 5.0))
+    np.testing.assert_allclose(_np(w.grad), np.tile(_np(x).sum(0), (3, 1)))
+
+
+def test_linear_double_backward_through_inline_node():
+    x, w, b = _leaf((3, 4)), _leaf((2, 4)), _leaf((2,))
+    y = F.linear(x, w, b).tanh().sum()
+    (gx,) = ember.autograd.grad(y, x, create_graph=True)
+    (ggw,) = ember.autograd.grad(gx.pow(2).sum(), w)
+    assert ggw.shape == w.shape
+    assert ember.autograd.gradcheck(lambda a, c, d: F.linear(a, c, d).tanh(), (x, w, b))
+    assert ember.autograd.gradgradcheck(lambda a, c, d: F.linear(a, c, d).tanh(), (x, w, b))
+
+
+def test_linear_saved_input_modified_in_place_raises():
+    x = _leaf((3, 4)).clone()
+    w, b = _leaf((2, 4)), _leaf((2,))
+    y = F.linear(x, w, b)
+    with ember.no_grad():
+        x.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_linear_second_backward_needs_retain_graph():
+    x, w, b = _leaf((3, 4)), _leaf((2, 4)), _leaf((2,))
+    y = F.linear(x, w, b).sum()
+    y.backward(retain_graph=True)
+    first = w.grad.clone()
+    y.backward()
+    np.testing.assert_allclose(_np(w.grad), 2 * _np(first))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
