@@ -20,6 +20,7 @@ import math
 
 from ember import backend
 from ember.autograd.function import Function
+from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops._dispatch import xp_of
 from ember.ops.joining import stack
 from ember.tensor import Tensor, _wrap
@@ -481,25 +482,33 @@ def nearest_node(name: str, fold: bool = False) -> type:
 # so every order of derivative is these array passes.
 
 class Taps:
-    """The input positions of a grid sample: ``idx`` ``(K, N, Q)`` flat spatial positions in an
-    ``(N, C, P)`` input; ``flat`` the positions in the whole input, ``(K, N, C, Q)``, built on
-    first use and kept (forward and backward read the same ones)."""
+    """The input positions of a grid sample: ``idx`` ``(K, N, Q)``, flat spatial positions in
+    each sample's ``(C, P)`` plane stack. The passes loop over the batch: per sample, a
+    ``take`` along the plane axis with a 1-D index is much cheaper than one fancy index over
+    the whole input (no ``(K, N, C, Q)`` index array)."""
 
-    __slots__ = ("idx", "n", "c", "p", "_flat")
+    __slots__ = ("idx", "c", "p", "_chan")
 
-    def __init__(self, idx, n: int, c: int, p: int) -> None:
-        self.idx, self.n, self.c, self.p, self._flat = idx, n, c, p, None
+    def __init__(self, idx, c: int, p: int) -> None:
+        self.idx, self.c, self.p, self._chan = idx, c, p, None
 
-    def flat(self, xp):
-        if self._flat is None:
-            base = (xp.arange(self.n * self.c, dtype=xp.int64) * self.p).reshape(
-                1, self.n, self.c, 1)
-            self._flat = base + self.idx[:, :, None, :]
-        return self._flat
+    def gather(self, xp, x, k: int, n: int):
+        """``x[n, :, idx[k, n]]`` of an ``(N, C, P)`` array: ``(C, Q)``."""
+        return x[n].take(self.idx[k, n], axis=1)
+
+    def scatter(self, xp, v, n: int):
+        """``(K, C, Q)`` values of sample ``n`` summed onto the positions they were read
+        from: ``(C, P)`` (one ``bincount``, no ``add.at``)."""
+        if self._chan is None:
+            self._chan = (xp.arange(self.c, dtype=xp.int64) * self.p)[None, :, None]
+        flat = (self._chan + self.idx[:, n, None, :]).reshape(-1)
+        out = xp.bincount(flat, v.reshape(-1), minlength=self.c * self.p)
+        return out.reshape(self.c, self.p)
 
 
-def _flat_input(xp, x):
-    return (x if x.flags.c_contiguous else xp.ascontiguousarray(x)).reshape(-1)
+def _planes(xp, x):
+    """``x`` ``(N, C, *S)`` as ``(N, C, P)``."""
+    return x.reshape(x.shape[0], x.shape[1], math.prod(x.shape[2:]))
 
 
 class GridCombine(Function):
@@ -513,12 +522,14 @@ class GridCombine(Function):
     @staticmethod
     def forward(ctx, x, w, taps, out_shape):
         xp = xp_of(x)
-        xf = _flat_input(xp, x)
-        flat = taps.flat(xp)
-        out = xf.take(flat[0])
-        out *= w[0][:, None, :]
-        for k in range(1, flat.shape[0]):
-            out += xf.take(flat[k]) * w[k][:, None, :]
+        xs = _planes(xp, x)
+        n_, c = x.shape[:2]
+        out = xp.empty((n_, c, w.shape[2]), dtype=x.dtype)
+        for n in range(n_):
+            o = out[n]
+            xp.multiply(taps.gather(xp, xs, 0, n), w[0, n], out=o)
+            for k in range(1, w.shape[0]):
+                o += taps.gather(xp, xs, k, n) * w[k, n]
         ctx.taps = taps
         ctx.save_for_backward(x, w)
         return out.reshape(out_shape)
@@ -528,12 +539,33 @@ class GridCombine(Function):
         x, w = ctx.saved_tensors
         need_x, need_w = ctx.needs_input_grad[:2]
         g = g.reshape(w.shape[1], x.shape[1], w.shape[2])
+        if not is_grad_enabled():  # first order only: one fused pass, no (K, N, C, Q) arrays
+            gx, gw = _combine_grads(x._data, w._data, g._data, ctx.taps, need_x, need_w)
+            return (_wrap(gx) if need_x else None), (_wrap(gw) if need_w else None), None, None
         gx = gw = None
         if need_x:  # each tap's share of g, summed back onto the position it read
             gx = PlaneScatter.apply(g.unsqueeze(0) * w.unsqueeze(2), ctx.taps, tuple(x.shape))
         if need_w:  # d out / d w[k] = the value tap k read, times g, summed over channels
             gw = (PlaneGather.apply(x, ctx.taps) * g.unsqueeze(0)).sum(2)
         return gx, gw, None, None
+
+
+def _combine_grads(x, w, g, taps, need_x, need_w):
+    """``GridCombine``'s input and weight gradients on arrays, one sample at a time."""
+    xp = xp_of(x)
+    xs = _planes(xp, x)
+    n_, c = x.shape[:2]
+    kk = w.shape[0]
+    gx = xp.empty((n_, c, taps.p), dtype=x.dtype) if need_x else None
+    gw = xp.empty(w.shape, dtype=w.dtype) if need_w else None
+    for n in range(n_):
+        gn = g[n]
+        if need_w:
+            for k in range(kk):
+                gw[k, n] = xp.einsum("cq,cq->q", taps.gather(xp, xs, k, n), gn)
+        if need_x:
+            gx[n] = taps.scatter(xp, gn[None] * w[:, n, None, :], n)
+    return (gx.reshape(x.shape) if need_x else None), gw
 
 
 class PlaneGather(Function):
@@ -545,7 +577,14 @@ class PlaneGather(Function):
     @staticmethod
     def forward(ctx, x, taps):
         ctx.taps, ctx.shape = taps, x.shape
-        return _flat_input(xp_of(x), x).take(taps.flat(xp_of(x)))
+        xp = xp_of(x)
+        xs = _planes(xp, x)
+        kk, n_, q = taps.idx.shape
+        out = xp.empty((kk, n_, x.shape[1], q), dtype=x.dtype)
+        for n in range(n_):
+            for k in range(kk):
+                out[k, n] = taps.gather(xp, xs, k, n)
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -554,7 +593,7 @@ class PlaneGather(Function):
 
 class PlaneScatter(Function):
     """The adjoint of ``PlaneGather``: ``(K, N, C, Q)`` values added onto the input positions
-    they were read from, an ``(N, C, *S)`` array (one ``bincount``: no ``add.at``)."""
+    they were read from, an ``(N, C, *S)`` array."""
 
     _array_forward = True
     _node_name = "GridSamplerScatterBackward0"
@@ -563,11 +602,10 @@ class PlaneScatter(Function):
     def forward(ctx, v, taps, shape):
         ctx.taps = taps
         xp = xp_of(v)
-        size = math.prod(shape)
-        if v.size == 0:
-            return xp.zeros(shape, dtype=v.dtype)
-        out = xp.bincount(taps.flat(xp).reshape(-1), v.reshape(-1), minlength=size)
-        return out.astype(v.dtype, copy=False).reshape(shape)
+        out = xp.empty((shape[0], shape[1], taps.p), dtype=v.dtype)
+        for n in range(shape[0]):
+            out[n] = taps.scatter(xp, v[:, n], n)  # bincount sums in float64
+        return out.reshape(shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -701,7 +739,7 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
             weights.append(w)
         else:
             weights.append(w * _wrap(valid.astype(g.dtype)))
-    taps = Taps(xp.stack(idxs), n, c, math.prod(sizes))
+    taps = Taps(xp.stack(idxs), c, math.prod(sizes))
     if consts:
         return ConstantOf.apply(grid, xp.stack(consts)), taps
     return stack(weights), taps
