@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy
 
-from ember.backend.meta import broadcast_shapes, rule
+from ember.backend.meta import MetaArray, broadcast_shapes, rule
 
 
 @rule(numpy.copyto)
@@ -15,3 +15,12 @@ def _copyto(dst, src, casting="same_kind", where=True):
         raise ValueError(
             f"could not broadcast input array from shape {shapes[0]} into shape {dst.shape}"
         )
+
+
+@rule(numpy.clip)
+def _clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    shapes = [getattr(b, "shape", ()) for b in (a_min, a_max)]
+    shape = broadcast_shapes(a.shape, *shapes)
+    if out is not None:
+        return out
+    return MetaArray(shape, a.dtype)

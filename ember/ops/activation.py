@@ -49,6 +49,12 @@ def _up(x):
     return x.astype(_F32) if x.dtype == _F16 else x
 
 
+def _some(xp, mask) -> bool:
+    """Whether ``mask`` has a True element (always on meta, which has no values): a rare
+    branch is then taken only where needed."""
+    return xp.device_type == "meta" or bool(mask.any())
+
+
 def _down(y, like):
     return y.astype(like.dtype) if y.dtype != like.dtype else y
 
@@ -117,8 +123,12 @@ class LeakyRelu(Function):
         slope = ctx.slope
         if slope == 0.0:
             return unary(_LeakyGrad, g, xd > 0), None
-        d = xp.full(xd.shape, slope, dtype=g._data.dtype)
-        xp.copyto(d, 1.0, where=xd > 0)
+        # 1 where x > 0, else slope: max(mask, slope) is exact for 0 <= slope <= 1 and, unlike
+        # np.where or copyto(where=), has no data-dependent branch (a mixed mask mispredicts)
+        if 0.0 <= slope <= 1.0:
+            d = xp.maximum(xd > 0, slope, dtype=g._data.dtype)
+        else:
+            d = xp.where(xd > 0, 1.0, slope).astype(g._data.dtype)
         return unary(_LeakyGrad, g, d), None
 
 
@@ -133,8 +143,7 @@ class Hardtanh(Function):
         xp = xp_of(x)
         if x.dtype.kind != "f":
             lo, hi = math.ceil(lo), math.floor(hi)
-        y = xp.minimum(xp.maximum(x, lo), hi)
-        return _down(y, x)
+        return _down(xp.clip(x, lo, hi), x)
 
     @staticmethod
     def backward(ctx, g):
@@ -190,7 +199,8 @@ class Hardshrink(Function):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         xp = xp_of(x)
-        return xp.where((x > lambd) | (x < -lambd), x, 0).astype(x.dtype, copy=False)
+        # x times the mask: no branch per element, and nan stays nan as in torch
+        return xp.multiply(x, (x > lambd) | (x < -lambd), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -208,8 +218,7 @@ class Hardsigmoid(Function):
         ctx.save_for_backward(x)
         xp = xp_of(x)
         z = _up(x) + 3.0
-        xp.maximum(z, 0.0, out=z)
-        xp.minimum(z, 6.0, out=z)
+        xp.clip(z, 0.0, 6.0, out=z)
         z /= 6.0
         return _down(z, x)
 
@@ -218,10 +227,9 @@ class Hardsigmoid(Function):
         (x,) = ctx.saved_tensors
         xd = x._data
         xp = xp_of(xd)
-        d = xp.zeros(xd.shape, dtype=g._data.dtype)
         # NOTE: matches torch: 1/6 (rounded to float32 whatever the dtype) strictly inside
         # (-3, 3), 0 at the corners
-        xp.copyto(d, _ONE_SIXTH_F32, where=(xd > -3.0) & (xd < 3.0))
+        d = xp.multiply((xd > -3.0) & (xd < 3.0), _ONE_SIXTH_F32, dtype=g._data.dtype)
         return unary(_HardsigmoidGrad, g, d)
 
 
@@ -298,6 +306,17 @@ def _sigmoid(xp, z):
     return xp.reciprocal(s, out=s)
 
 
+def _gelu_sigmoid(xp, x):
+    """``sigmoid(2 k (x + c x^3))`` = ``0.5 (1 + tanh(k (x + c x^3)))``."""
+    u = x * x
+    u *= -2.0 * _GELU_C * _GELU_K
+    u -= 2.0 * _GELU_K
+    u *= x
+    xp.exp(u, out=u)
+    u += 1.0
+    return xp.reciprocal(u, out=u)
+
+
 def _erf32(xp, z):
     """``erf`` to float32 precision in float32 arithmetic: Numerical Recipes' Chebyshev fit of
     ``erfc`` (relative error below 1.2e-7 everywhere), one ``exp`` and no branches; the float64
@@ -331,16 +350,10 @@ class Gelu(_Smooth):
     def value(x, approximate):
         xp = xp_of(x)
         if approximate == "tanh":
-            # 0.5 x (1 + tanh(k (x + c x^3)))
-            t = x * x
-            t *= _GELU_C * _GELU_K
-            t += _GELU_K
-            t *= x
-            xp.tanh(t, out=t)
-            y = t + 1.0
-            y *= x
-            y *= 0.5
-            return y, t
+            # 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = k (x + c x^3): the same function, but
+            # exp is several times cheaper than NumPy's tanh and 1 + tanh(u) does not cancel
+            s = _gelu_sigmoid(xp, x)
+            return x * s, s
         # NOTE: matches torch: 0.5 x (1 + erf(x / sqrt 2)), so it is exactly 0 far below zero
         cdf = _erf(xp, x * _SQRT1_2)
         cdf += 1.0
@@ -355,22 +368,16 @@ class GeluGrad(_SmoothGrad):
     def deriv(x, aux, approximate):
         xp = xp_of(x)
         if approximate == "tanh":
-            x2 = x * x
-            if aux is None:
-                aux = x2 * (_GELU_C * _GELU_K)
-                aux += _GELU_K
-                aux *= x
-                xp.tanh(aux, out=aux)
-            t = aux
-            # d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
-            x2 *= 3.0 * _GELU_C * _GELU_K
-            x2 += _GELU_K
-            x2 *= x
-            x2 *= 0.5
-            x2 *= 1.0 - t * t
-            x2 += 0.5
-            x2 += 0.5 * t
-            return x2
+            s = _gelu_sigmoid(xp, x) if aux is None else aux
+            # d/dx x s(2u) = s + 2 x s (1 - s) u'  (0.5 (1 + t) = s, 1 - t^2 = 4 s (1 - s))
+            d = x * x
+            d *= 3.0 * _GELU_C * _GELU_K * 2.0
+            d += 2.0 * _GELU_K
+            d *= x
+            d *= s
+            d *= 1.0 - s
+            d += s
+            return d
         if aux is None:
             aux = _erf(xp, x * _SQRT1_2)
             aux += 1.0
@@ -425,14 +432,48 @@ class SiluGrad(_SmoothGrad):
         return s * (1 - s) * (2 + x * (1 - 2 * s))
 
 
-def _softplus(xp, z):
-    """``log(1 + exp(z))`` without overflow: ``max(z, 0) + log1p(exp(-|z|))``."""
+def _log1p(xp, e):
+    """``log1p(e)`` for ``e >= 0`` from ``log``: NumPy's ``log1p`` is scalar code, some 10x
+    slower than its SIMD ``log``. With ``u = fl(1 + e)``, ``log(u) - ((u - 1) - e) / u``
+    corrects the rounding of ``u`` to first order (exact to a few ulps, and ``e`` itself when
+    ``1 + e`` rounds to 1)."""
+    u = e + 1.0
+    c = u - 1.0
+    c -= e
+    c /= u
+    xp.log(u, out=u)
+    u -= c
+    return u
+
+
+def _log1p_exp_neg_abs(xp, z):
+    """``log1p(exp(-|z|))``."""
     e = xp.abs(z)
     xp.negative(e, out=e)
     xp.exp(e, out=e)
-    xp.log1p(e, out=e)
+    return _log1p(xp, e)
+
+
+def _softplus(xp, z):
+    """``log(1 + exp(z))`` without overflow: ``max(z, 0) + log1p(exp(-|z|))``."""
+    e = _log1p_exp_neg_abs(xp, z)
     e += xp.maximum(z, 0.0)
     return e
+
+
+def _mish_parts(xp, x):
+    """``(tanh(softplus(x)), sigmoid(x))`` from one ``exp``: with ``e = exp(x)`` and
+    ``n = e (e + 2)``, ``tanh(log(1 + e)) = n / (n + 2)`` (no cancellation for any sign) and
+    ``sigmoid(x) = e / (1 + e)``. ``x`` is capped at 20, past which both are 1 in float64."""
+    e = xp.minimum(x, 20.0)
+    xp.exp(e, out=e)
+    n = e + 2.0
+    n *= e
+    t = n + 2.0
+    xp.divide(n, t, out=t)
+    s = e + 1.0
+    xp.divide(e, s, out=s)
+    return t, s
 
 
 class Mish(_Smooth):
@@ -440,9 +481,8 @@ class Mish(_Smooth):
 
     @staticmethod
     def value(x):
-        xp = xp_of(x)
-        t = xp.tanh(_softplus(xp, x))
-        return x * t, t
+        t, s = _mish_parts(xp_of(x), x)
+        return x * t, (t, s)
 
 
 class MishGrad(_SmoothGrad):
@@ -451,11 +491,11 @@ class MishGrad(_SmoothGrad):
     @staticmethod
     def deriv(x, aux):
         xp = xp_of(x)
-        t = xp.tanh(_softplus(xp, x)) if aux is None else aux
+        t, s = _mish_parts(xp, x) if aux is None else aux
         # d/dx x tanh(sp(x)) = t + x sigmoid(x) (1 - t^2)
         d = t * t
         xp.subtract(1.0, d, out=d)
-        d *= _sigmoid(xp, x)
+        d *= s
         d *= x
         d += t
         return d
@@ -486,6 +526,8 @@ class Elu(_Smooth):
         e = xp.minimum(x, 0.0)
         if input_scale != 1.0:
             e *= input_scale
+        # NOTE: matches torch: expm1, exact near 0 where exp(x) - 1 cancels (NumPy's expm1 is
+        # scalar code, the slowest part of this op)
         xp.expm1(e, out=e)
         e *= alpha * scale
         p = xp.maximum(x, 0.0)
@@ -504,10 +546,14 @@ class EluGrad(_SmoothGrad):
         d = xp.minimum(x, 0.0)
         if input_scale != 1.0:
             d *= input_scale
-        xp.exp(d, out=d)
-        d *= input_scale * scale * alpha
-        # NOTE: matches torch: x == 0 takes the exponential side
-        xp.copyto(d, scale, where=x > 0)
+        xp.exp(d, out=d)  # exactly 1 where x >= 0
+        c = input_scale * scale * alpha
+        if c != 1.0:
+            d *= c
+        # NOTE: matches torch: x == 0 takes the exponential side. ``scale`` above 0 by adding
+        # (scale - c) there: no branch per element (np.where mispredicts on mixed signs)
+        if scale != c:
+            d += xp.multiply(x > 0, scale - c, dtype=d.dtype)
         return d
 
     @staticmethod
@@ -539,7 +585,9 @@ class Softplus(_Smooth):
         if beta != 1.0:
             y /= beta
         # NOTE: matches torch: the identity where beta * x > threshold
-        xp.copyto(y, x, where=z > threshold)
+        big = z > threshold
+        if _some(xp, big):
+            xp.copyto(y, x, where=big)
         return y, None
 
 
@@ -551,7 +599,9 @@ class SoftplusGrad(_SmoothGrad):
         xp = xp_of(x)
         z = x * beta if beta != 1.0 else x
         d = _sigmoid(xp, z)
-        xp.copyto(d, 1.0, where=z > threshold)
+        big = z > threshold
+        if _some(xp, big):
+            xp.copyto(d, 1.0, where=big)
         return d
 
     @staticmethod
@@ -569,10 +619,7 @@ class LogSigmoid(_Smooth):
     def value(x):
         # log sigmoid(x) = -softplus(-x) = min(x, 0) - log1p(exp(-|x|))
         xp = xp_of(x)
-        e = xp.abs(x)
-        xp.negative(e, out=e)
-        xp.exp(e, out=e)
-        xp.log1p(e, out=e)
+        e = _log1p_exp_neg_abs(xp, x)
         return xp.subtract(xp.minimum(x, 0.0), e, out=e), None
 
 
@@ -598,8 +645,7 @@ class Hardswish(_Smooth):
     def value(x):
         xp = xp_of(x)
         z = x + 3.0
-        xp.maximum(z, 0.0, out=z)
-        xp.minimum(z, 6.0, out=z)
+        xp.clip(z, 0.0, 6.0, out=z)
         z *= x
         z /= 6.0
         return z, None
@@ -614,8 +660,11 @@ class HardswishGrad(_SmoothGrad):
         # NOTE: matches torch: 0 up to -3, x / 3 + 0.5 strictly inside (-3, 3), 1 from 3 on
         d = x / 3.0
         d += 0.5
-        xp.copyto(d, 0.0, where=x <= -3.0)
-        xp.copyto(d, 1.0, where=x >= 3.0)
+        lo, hi = x <= -3.0, x >= 3.0
+        if _some(xp, lo):
+            xp.copyto(d, 0.0, where=lo)
+        if _some(xp, hi):
+            xp.copyto(d, 1.0, where=hi)
         return d
 
     @staticmethod
@@ -642,7 +691,11 @@ class Prelu(Function):
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
         xp = xp_of(x)
-        return xp.where(x > 0, x, x * _channel_view(w, x.ndim))
+        # max(x, 0) + w min(x, 0): exact on both sides, no branch per element
+        y = xp.minimum(x, 0)
+        y *= _channel_view(w, x.ndim)
+        y += xp.maximum(x, 0)
+        return y
 
     @staticmethod
     def backward(ctx, g):
