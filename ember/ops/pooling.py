@@ -488,4 +488,139 @@ def adaptive_avg_pool(input: Tensor, output) -> Tensor:
     return _SUM_NODES[True, n].apply(input, tuple(reversed(stages)), div)
 
 
+# ---- fractional max pooling -------------------------------------------------------------------
+def fractional_starts(xp, u, size: int, o: int, k: int):
+    """Window starts of fractional max pooling (Graham, 2014) along one axis, per plane: ``u``
+    ``(N, C)`` samples in [0, 1) of the input's float type; ``(N, C, o)`` int64 starts."""
+    dt = u.dtype.type
+    out = xp.empty(u.shape + (o,), dtype=xp.int64)
+    if o > 1:
+        alpha = dt(size - k) / dt(o - 1)
+        i = xp.arange(o - 1).astype(u.dtype)
+        # NOTE: matches torch: int((i + u) * alpha) - int(u * alpha), in the input's precision
+        out[..., :-1] = ((i + u[..., None]) * alpha).astype(xp.int64) - (
+            (u * alpha).astype(xp.int64)[..., None])
+    if o > 0:
+        out[..., -1] = size - k
+    return out
+
+
+class FractionalMaxPool(Function):
+    """Maximum over windows of ``kernel`` at per-plane ``starts`` (one ``(N, C, O_d)`` array per
+    spatial dim) of an ``(N, C, *S)`` input; returns the output and the flat per-plane indices
+    of the maxima."""
+
+    _array_forward = True
+    _node_name = "FractionalMaxPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, starts, kernel):
+        xp = xp_of(x)
+        n, c = x.shape[:2]
+        sizes = x.shape[2:]
+        k = len(sizes)
+        outs = tuple(st.shape[-1] for st in starts)
+        if xp.device_type == "meta":
+            ctx.flat, ctx.in_shape = None, x.shape
+            return xp.empty((n, c) + outs, dtype=x.dtype), xp.empty((n, c) + outs, xp.int64)
+        strides = [math.prod(sizes[d + 1:]) for d in range(k)]
+        # flat in-plane position of every window's slot: (N, C, *outs, *kernel)
+        pos = 0
+        for d in range(k):
+            start = starts[d].reshape([n, c] + [outs[d] if j == d else 1 for j in range(k)]
+                                      + [1] * k)
+            slot = xp.arange(max(kernel[d], 0), dtype=xp.int64).reshape(
+                [1, 1] + [1] * k + [max(kernel[d], 0) if j == d else 1 for j in range(k)])
+            pos = pos + (start + slot) * strides[d]
+        nq, nk = math.prod(outs), math.prod(max(kd, 0) for kd in kernel)
+        if nk == 0:
+            # NOTE: matches torch: an empty window gives -inf at its start position
+            first = sum(st.reshape(n, c, *[o if j == d else 1 for j, o in enumerate(outs)])
+                        * strides[d] for d, st in enumerate(starts))
+            idx = xp.broadcast_to(first, (n, c) + outs).astype(xp.int64)
+            y = xp.full((n, c) + outs, -math.inf, dtype=x.dtype)
+        else:
+            pos = xp.broadcast_to(pos, (n, c) + outs + tuple(kernel)).reshape(n * c, nq * nk)
+            plane = math.prod(sizes)
+            flat = pos + (xp.arange(n * c, dtype=xp.int64) * plane)[:, None]
+            vals = x.reshape(-1).take(flat).reshape(n * c, nq, nk)
+            am = vals.argmax(axis=2)  # the first maximum in row-major window order
+            if vals.dtype.kind == "f":
+                nan = xp.isnan(vals)
+                if nan.any():
+                    # NOTE: matches torch: a NaN is the maximum, and the last NaN of a window wins
+                    last = nk - 1 - nan[:, :, ::-1].argmax(axis=2)
+                    am = xp.where(nan.any(axis=2), last, am)
+            am = am[:, :, None]
+            y = xp.take_along_axis(vals, am, axis=2).reshape((n, c) + outs)
+            idx = xp.take_along_axis(pos.reshape(n * c, nq, nk), am, axis=2).reshape(
+                (n, c) + outs)
+        ctx.in_shape = x.shape
+        ctx.flat = (idx + (xp.arange(n * c, dtype=xp.int64) * math.prod(sizes)).reshape(
+            (n, c) + (1,) * k)).reshape(-1)
+        return y, xp.ascontiguousarray(idx)
+
+    @staticmethod
+    def backward(ctx, g, _):
+        return _IndexScatter.apply(g, ctx.flat, ctx.in_shape), None, None
+
+
+class _IndexScatter(Function):
+    """``g`` added onto the flat positions ``flat`` of a zero array of ``shape`` (repeated
+    positions accumulate: one ``bincount``)."""
+
+    _array_forward = True
+    _node_name = "FractionalMaxPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, flat, shape):
+        ctx.flat, ctx.g_shape = flat, g.shape
+        xp = xp_of(g)
+        out = xp.bincount(flat, g.reshape(-1), minlength=math.prod(shape))
+        return out.astype(g.dtype, copy=False).reshape(shape)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _IndexGather.apply(gg, ctx.flat, ctx.g_shape), None, None
+
+
+class _IndexGather(Function):
+    """The values at the flat positions ``flat`` of ``a``, shaped ``shape`` (the adjoint of
+    ``_IndexScatter``)."""
+
+    _array_forward = True
+    _node_name = "FractionalMaxPoolGatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, flat, shape):
+        ctx.flat, ctx.in_shape = flat, a.shape
+        return a.reshape(-1).take(flat).reshape(shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _IndexScatter.apply(g, ctx.flat, ctx.in_shape), None, None
+
+
+_FRACTIONAL_NODES = {2: FractionalMaxPool,
+                     3: type("FractionalMaxPool3D", (FractionalMaxPool,),
+                             {"_node_name": "FractionalMaxPool3DBackward0"})}
+
+
+def fractional_max_pool(input: Tensor, kernel, output, samples: Tensor):
+    """Fractional max pooling of a batched ``(N, C, *S)`` input (arguments checked): the output
+    and the int64 per-plane indices of the maxima. ``samples`` ``(>= N, C, k)`` holds the
+    random offsets, PyTorch's order (2-d: width, height; 3-d: depth, height, width)."""
+    k = len(kernel)
+    x = input._data
+    xp = xp_of(x)
+    n, c = x.shape[:2]
+    u = samples._data[:n]
+    if u.dtype.char == "e":
+        u = u.astype(xp.float32)
+    order = (1, 0) if k == 2 else (0, 1, 2)  # the sample column of each spatial dim
+    starts = tuple(fractional_starts(xp, u[:, :, order[d]], x.shape[2 + d], output[d],
+                                     kernel[d]) for d in range(k))
+    return _FRACTIONAL_NODES[k].apply(input, starts, tuple(kernel))
+
+
 __all__: list[str] = []

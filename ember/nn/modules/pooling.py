@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool, AvgPool, adaptive pooling, MaxUnpool and LPPool in 1-3 dims
+"""Pooling layers: MaxPool, AvgPool, adaptive pooling, MaxUnpool, LPPool and FractionalMaxPool
 (PyTorch's ``torch.nn.modules.pooling``). Each stores its arguments under PyTorch's names and
 computes through one ``F`` call."""
 
@@ -18,6 +18,8 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -393,3 +395,71 @@ class LPPool3d(_LPPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
+
+
+# ---- fractional max pooling ------------------------------------------------------------------
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        super().__init__()
+        n = self._n
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        # a buffer (None unless given): fixed offsets, saved in the state_dict as torch's
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling of ``(N, C, H, W)`` or ``(C, H, W)`` (``F.fractional_max_pool2d``):
+    ``kernel_size`` windows at pseudo-random steps, to ``output_size`` or ``output_ratio``
+    (in (0, 1)) times the input size. Offsets come from ember's generator unless
+    ``_random_samples`` ``(N, C, 2)`` is given.
+
+    Example:
+        >>> m = ember.nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))
+        >>> m(ember.randn(20, 16, 50, 32)).shape
+        ember.Size([20, 16, 25, 16])
+    """
+
+    def forward(self, input: Tensor):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)``
+    (``F.fractional_max_pool3d``); ``_random_samples`` is ``(N, C, 3)``.
+
+    Example:
+        >>> m = ember.nn.FractionalMaxPool3d(3, output_size=(13, 12, 11))
+        >>> m(ember.randn(2, 4, 50, 32, 16)).shape
+        ember.Size([2, 4, 13, 12, 11])
+    """
+
+    _n = 3
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        if (isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        super().__init__(kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+    def forward(self, input: Tensor):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
+                                       self.output_ratio, self.return_indices,
+                                       _random_samples=self._random_samples)
