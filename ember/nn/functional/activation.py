@@ -18,7 +18,7 @@ from ember.ops._dispatch import unary
 from ember.ops.creation import empty_like as _empty_like
 from ember.ops.creation import zeros_like as _zeros_like
 from ember.ops.pointwise import inplace as _inplace
-from ember.tensor import Tensor
+from ember.tensor import Tensor, _wrap_dim
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu",
@@ -535,9 +535,9 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     _tensor(input, "glu")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    n = input.shape[dim]
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
     if n % 2:
-        d = dim % input.dim() if -input.dim() <= dim < input.dim() else dim
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
