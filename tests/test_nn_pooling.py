@@ -511,3 +511,194 @@ def test_node_names_match_torch():
                  lambda F, x: F.adaptive_max_pool2d(x, 4), lambda F, x: F.max_pool1d(x[0], 2),
                  lambda F, x: F.adaptive_max_pool3d(x, 2)):
         assert call(EF, x).grad_fn.name() == call(TF, xt).grad_fn.name()
+
+
+# ---- fractional max pooling -------------------------------------------------------------------
+FRACTIONAL = [
+    (2, (2, 3, 7, 8), 2, (3, 4)),
+    (2, (2, 3, 9, 9), 3, (4, 5)),
+    (2, (3, 7, 8), (2, 3), (5, 4)),  # unbatched
+    (2, (2, 2, 5, 5), 1, (5, 5)),
+    (2, (1, 2, 6, 6), 2, (1, 1)),
+    (2, (2, 3, 12, 10), 3, (10, 4)),  # overlapping windows: the gradient accumulates
+    (3, (2, 3, 5, 6, 7), 2, (3, 4, 5)),
+    (3, (3, 5, 6, 7), (2, 1, 3), (2, 5, 3)),
+    (3, (1, 2, 6, 6, 6), 2, (4, 4, 4)),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("n,shape,k,out", FRACTIONAL)
+@pytest.mark.parametrize("ties", [False, True])
+def test_fractional_max_pool_matches_torch(n, shape, k, out, ties):
+    batch = shape[0] if len(shape) == n + 2 else 1
+    s = RNG.random((batch + 1, shape[-n - 1], n))  # extra sample rows are ignored
+    ef, tf = getattr(EF, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
+    _check(lambda x: ef(x, k, output_size=out, return_indices=True,
+                        _random_samples=ember.tensor(s)),
+           lambda x: tf(x, k, output_size=out, return_indices=True,
+                        _random_samples=torch.tensor(s)), _data(shape, ties))
+
+
+@needs_torch
+def test_fractional_max_pool_float32_windows_and_node_names():
+    # the window starts are computed in the input's precision, as torch's
+    x = _data((3, 4, 50, 60), dtype=np.float32)
+    s = RNG.random((3, 4, 2)).astype(np.float32)
+    ye, ie = EF.fractional_max_pool2d_with_indices(ember.tensor(x), 3, output_size=(23, 31),
+                                                   _random_samples=ember.tensor(s))
+    yt, it = TF.fractional_max_pool2d_with_indices(torch.tensor(x), 3, output_size=(23, 31),
+                                                   _random_samples=torch.tensor(s))
+    np.testing.assert_array_equal(ie.numpy(), it.numpy())
+    np.testing.assert_array_equal(ye.numpy(), yt.numpy())
+    for n, shape in ((2, (1, 2, 6, 7)), (3, (1, 2, 5, 6, 7))):
+        xe, xt = _both(_data(shape))
+        ye = getattr(EF, f"fractional_max_pool{n}d")(xe, 2, output_size=(3,) * n)
+        yt = getattr(TF, f"fractional_max_pool{n}d")(xt, 2, output_size=(3,) * n)
+        assert ye.grad_fn.name() == yt.grad_fn.name().replace("torch::autograd::", "")
+
+
+@needs_torch
+def test_fractional_max_pool_nan_and_empty_windows_match_torch():
+    x = np.array([[[[1.0, np.nan, 3.0], [np.nan, 2.0, 0.0], [1.0, 2.0, 3.0]]]])
+    s = np.array([[[0.3, 0.6]]])
+    _check(lambda t: EF.fractional_max_pool2d(t, 2, output_size=(2, 2), return_indices=True,
+                                              _random_samples=ember.tensor(s)),
+           lambda t: TF.fractional_max_pool2d(t, 2, output_size=(2, 2), return_indices=True,
+                                              _random_samples=torch.tensor(s)), x)
+    x = _data((1, 1, 7, 8))
+    s = RNG.random((1, 1, 2))
+    ye, ie = EF.fractional_max_pool2d(ember.tensor(x), 0, output_size=(2, 2),
+                                      return_indices=True, _random_samples=ember.tensor(s))
+    yt, it = TF.fractional_max_pool2d(torch.tensor(x), 0, output_size=(2, 2),
+                                      return_indices=True, _random_samples=torch.tensor(s))
+    np.testing.assert_array_equal(ye.numpy(), yt.numpy())
+    np.testing.assert_array_equal(ie.numpy(), it.numpy())
+
+
+def test_fractional_max_pool_draws_from_embers_generator():
+    x = ember.tensor(_data((2, 3, 10, 12)))
+    ember.manual_seed(3)
+    a = EF.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5))
+    ember.manual_seed(3)
+    b = enn.FractionalMaxPool2d(2, output_ratio=0.5)(x)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert a.shape == (2, 3, 5, 6)
+    # fresh offsets each call (23 -> 10 with kernel 2: the starts depend on the sample)
+    x = ember.tensor(_data((2, 3, 23, 29)))
+    c = EF.fractional_max_pool2d(x, 2, output_size=(10, 12), return_indices=True)[1]
+    d = EF.fractional_max_pool2d(x, 2, output_size=(10, 12), return_indices=True)[1]
+    assert not np.array_equal(c.numpy(), d.numpy())
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_fractional_max_pool_gradcheck_and_double_backward(n):
+    x = ember.tensor(_data((1, 2) + ((7,) * 2 if n == 2 else (5,) * 3)), requires_grad=True)
+    s = ember.tensor(RNG.random((1, 2, n)))
+
+    def f(t):
+        return getattr(EF, f"fractional_max_pool{n}d")(t, 5 - n, output_size=(4 - n // 3,) * n,
+                                                        _random_samples=s)
+
+    assert gradcheck(f, (x,))
+    assert gradgradcheck(f, (x,))
+
+
+def test_fractional_max_pool_meta_gives_shapes():
+    y, i = EF.fractional_max_pool2d(ember.empty(2, 3, 8, 8, device="meta"), 2,
+                                    output_size=(3, 4), return_indices=True)
+    assert y.shape == i.shape == (2, 3, 3, 4) and y.device.type == "meta"
+    assert i.dtype == ember.int64
+    y = EF.fractional_max_pool3d(ember.empty(3, 8, 8, 8, device="meta"), 2, output_ratio=0.5)
+    assert y.shape == (3, 4, 4, 4)
+
+
+_S2 = np.full((2, 3, 2), 0.5)
+
+
+@needs_torch
+@pytest.mark.parametrize("n,shape,args,kw", [
+    (2, (2, 3, 7, 8), (2,), {"output_size": (7, 8)}),
+    (2, (2, 3, 7, 8), (3,), {"output_size": (6, 8)}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 8)}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:1]}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:, :2]}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[0]}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2.astype(np.float32)}),
+    (2, (7, 8), (2,), {"output_size": (3, 4)}),
+    (2, (1, 2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
+    (2, (2, 3, 7, 8), ((2, 2, 2),), {"output_size": (3, 4)}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4, 5)}),
+    (2, (2, 3, 7, 8), (2,), {}),
+    (2, (2, 3, 7, 8), (2,), {"output_ratio": (0.5, 0.5, 0.5)}),
+    (2, (2, 3, 7, 8), (2,), {"output_ratio": 0.5}),  # torch takes len() of a float
+    (2, (2, 0, 7, 8), (2,), {"output_size": (3, 4)}),
+    (2, (2, 3, 0, 8), (2,), {"output_size": (3, 4)}),
+    (2, (2, 3, 7, 8), (2.0,), {"output_size": (3, 4)}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "dtype": np.int64}),
+    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "dtype": np.int64,
+                             "_random_samples": np.zeros((2, 3, 2), np.int64)}),
+    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (4, 4, 5)}),
+    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 5, 5)}),
+    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 4, 6)}),
+    (3, (2, 3, 4, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
+    (3, (2, 0, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
+    (3, (2, 3, 5, 6, 7), ((2, 2),), {"output_size": (3, 4, 5)}),
+    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 4, 5),
+                                "_random_samples": np.zeros((2, 3, 2))}),
+])
+def test_fractional_max_pool_errors_match_torch(n, shape, args, kw):
+    kw = dict(kw)
+    x = np.zeros(shape, kw.pop("dtype", np.float64))
+    s = kw.pop("_random_samples", None)
+    ef, tf = getattr(EF, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
+    with pytest.raises(Exception) as expected:
+        tf(torch.tensor(x), *args, **kw,
+           **({} if s is None else {"_random_samples": torch.tensor(s)}))
+    with pytest.raises(expected.type) as got:
+        ef(ember.tensor(x), *args, **kw,
+           **({} if s is None else {"_random_samples": ember.tensor(s)}))
+    if expected.type is not TypeError:  # TypeErrors name the Python-level argument differently
+        assert str(got.value) == str(expected.value)
+
+
+@needs_torch
+@pytest.mark.parametrize("cls,kw", [
+    ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 3}),
+    ("FractionalMaxPool2d", {"kernel_size": (2, 3), "output_ratio": (0.5, 0.7),
+                             "return_indices": True}),
+    ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": 0.5}),
+    ("FractionalMaxPool3d", {"kernel_size": (1, 2, 2), "output_size": (2, 3, 3),
+                             "return_indices": True}),
+])
+def test_fractional_max_pool_modules_match_torch(cls, kw):
+    n = 2 if cls.endswith("2d") else 3
+    shape = (2, 3) + ((9, 10) if n == 2 else (5, 6, 7))
+    s = RNG.random((2, 3, n))
+    em = getattr(enn, cls)(**kw, _random_samples=ember.tensor(s))
+    tm = getattr(torch.nn, cls)(**kw, _random_samples=torch.tensor(s))
+    assert repr(em) == repr(tm)
+    for a in ("kernel_size", "output_size", "output_ratio", "return_indices"):
+        assert getattr(em, a) == getattr(tm, a)
+    assert type(em).__constants__ == type(tm).__constants__
+    assert list(em.state_dict()) == list(tm.state_dict()) == ["_random_samples"]
+    assert list(getattr(enn, cls)(**kw).state_dict()) == []
+    _check(em, tm, _data(shape))
+
+
+@needs_torch
+@pytest.mark.parametrize("cls,kw", [
+    ("FractionalMaxPool2d", {"kernel_size": 2}),
+    ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 2, "output_ratio": 0.5}),
+    ("FractionalMaxPool2d", {"kernel_size": 2, "output_ratio": 1.5}),
+    ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": (0.5, 0.5, 1.0)}),
+    ("FractionalMaxPool3d", {"kernel_size": 0, "output_ratio": 0.5}),
+    ("FractionalMaxPool3d", {"kernel_size": (2, 0, 2), "output_ratio": 0.5}),
+])
+def test_fractional_max_pool_module_errors_match_torch(cls, kw):
+    with pytest.raises(ValueError) as expected:
+        getattr(torch.nn, cls)(**kw)
+    with pytest.raises(ValueError) as got:
+        getattr(enn, cls)(**kw)
+    assert str(got.value) == str(expected.value)

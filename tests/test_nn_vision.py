@@ -3,6 +3,8 @@ values, gradients and errors against torch in float64, gradcheck, meta shapes.""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -263,3 +265,208 @@ def test_deprecated_upsample_functions_warn_and_match(fn, kw):
     with pytest.warns(UserWarning):
         t = getattr(TF, fn)(torch.tensor(x), scale_factor=2, **kw)
     np.testing.assert_allclose(y.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- grid_sample / affine_grid --------------------------------------------------------------
+def _grid_case(dims, seed=0, spread=1.6):
+    rng = np.random.default_rng(seed)
+    spatial = (4, 5) if dims == 2 else (3, 4, 5)
+    out = (3, 4) if dims == 2 else (2, 3, 4)
+    return rng.standard_normal((2, 3) + spatial), rng.uniform(-spread, spread,
+                                                              (2,) + out + (dims,))
+
+
+GRID_CASES = [(d, m, p, a) for d in (2, 3) for m in ("bilinear", "nearest", "bicubic")
+              for p in ("zeros", "border", "reflection") for a in (False, True)
+              if not (d == 3 and m == "bicubic")]
+
+
+@needs_torch
+@pytest.mark.parametrize("dims,mode,padding,align", GRID_CASES)
+def test_grid_sample_matches_torch(dims, mode, padding, align):
+    x, g = _grid_case(dims, seed=len(mode) + len(padding) + align)
+    ex, eg = ember.tensor(x, requires_grad=True), ember.tensor(g, requires_grad=True)
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+    ey = F.grid_sample(ex, eg, mode, padding, align)
+    ty = TF.grid_sample(tx, tg, mode, padding, align)
+    np.testing.assert_allclose(ey.detach().numpy(), ty.detach().numpy(), rtol=1e-9, atol=1e-12)
+    gy = _rand(*ty.shape, seed=3)
+    ey.backward(ember.tensor(gy))
+    ty.backward(torch.tensor(gy))
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(eg.grad.numpy(), tg.grad.numpy(), rtol=1e-9, atol=1e-11)
+    assert ey.grad_fn.name() == _node(ty)
+
+
+@needs_torch
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_at_pixel_centres_and_borders(padding, align):
+    # points exactly on pixel centres, borders and half-way (nearest rounds half to even)
+    x = _rand(1, 2, 3, 4)
+    xs = np.linspace(-1.5, 1.5, 13)
+    g = np.stack(np.meshgrid(xs, xs[::2], indexing="xy"), -1)[None]
+    for mode in ("bilinear", "nearest", "bicubic"):
+        ey = F.grid_sample(ember.tensor(x), ember.tensor(g), mode, padding, align)
+        ty = TF.grid_sample(torch.tensor(x), torch.tensor(g), mode, padding, align)
+        np.testing.assert_allclose(ey.numpy(), ty.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@needs_torch
+def test_grid_sample_second_order_matches_torch():
+    x, g = _grid_case(2, seed=5, spread=1.2)
+    for mode in ("bilinear", "bicubic"):
+        ex, eg = ember.tensor(x, requires_grad=True), ember.tensor(g, requires_grad=True)
+        tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+        ey = F.grid_sample(ex, eg, mode, "reflection", False)
+        ty = TF.grid_sample(tx, tg, mode, "reflection", False)
+        egx, egg = ember.autograd.grad((ey ** 2).sum(), (ex, eg), create_graph=True)
+        tgx, tgg = torch.autograd.grad((ty ** 2).sum(), (tx, tg), create_graph=True)
+        e2 = ember.autograd.grad(egx.sum() + (egg ** 2).sum(), (ex, eg))
+        t2 = torch.autograd.grad(tgx.sum() + (tgg ** 2).sum(), (tx, tg))
+        for a, b in zip(e2, t2):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode,padding", [("bilinear", "zeros"), ("bilinear", "reflection"),
+                                          ("bicubic", "border"), ("nearest", "zeros")])
+def test_grid_sample_gradcheck(mode, padding):
+    rng = np.random.default_rng(7)
+    x = ember.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True)
+    g = ember.tensor(rng.uniform(-1.2, 1.2, (1, 2, 3, 2)), requires_grad=True)
+
+    def f(a, b):
+        return F.grid_sample(a, b, mode, padding, align_corners=False)
+
+    assert ember.autograd.gradcheck(f, (x, g))
+    assert ember.autograd.gradgradcheck(f, (x, g))
+    x3 = ember.tensor(rng.standard_normal((1, 1, 2, 3, 2)), requires_grad=True)
+    g3 = ember.tensor(rng.uniform(-1.2, 1.2, (1, 2, 1, 2, 3)), requires_grad=True)
+    if mode != "bicubic":
+        assert ember.autograd.gradcheck(lambda a, b: F.grid_sample(a, b, mode, padding, True),
+                                        (x3, g3))
+
+
+@needs_torch
+@pytest.mark.parametrize("xs,gs", [((0, 3, 4, 5), (0, 3, 3, 2)), ((2, 0, 4, 5), (2, 3, 3, 2)),
+                                   ((2, 3, 4, 5), (2, 0, 3, 2)),
+                                   ((2, 3, 4, 5, 6), (2, 0, 3, 2, 3))])
+def test_grid_sample_empty_shapes(xs, gs):
+    x, g = _rand(*xs), np.random.default_rng(1).uniform(-1, 1, gs)
+    ex, eg = ember.tensor(x, requires_grad=True), ember.tensor(g, requires_grad=True)
+    ey = F.grid_sample(ex, eg, align_corners=False)
+    assert tuple(ey.shape) == tuple(TF.grid_sample(torch.tensor(x), torch.tensor(g),
+                                                   align_corners=False).shape)
+    ey.sum().backward()
+    assert ex.grad.shape == ex.shape and eg.grad.shape == eg.shape
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_grid_sample_single_and_half_precision(dtype):
+    x, g = _grid_case(2, seed=2)
+    x, g = x.astype(dtype), g.astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-2
+    for mode in ("bilinear", "bicubic"):
+        ey = F.grid_sample(ember.tensor(x), ember.tensor(g), mode, align_corners=False)
+        ty = TF.grid_sample(torch.tensor(x), torch.tensor(g), mode, align_corners=False)
+        assert ey.dtype == getattr(ember, ty.dtype.__str__().split(".")[1])
+        np.testing.assert_allclose(ey.numpy().astype(float), ty.numpy().astype(float),
+                                   rtol=tol, atol=tol)
+
+
+def test_grid_sample_meta_gives_shape():
+    y = F.grid_sample(ember.empty(2, 3, 4, 5, device="meta"),
+                      ember.empty(2, 6, 7, 2, device="meta"), align_corners=True)
+    assert y.shape == (2, 3, 6, 7) and y.device.type == "meta"
+
+
+def test_grid_sample_and_affine_grid_warn_without_align_corners():
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0") as rec:
+        F.grid_sample(ember.ones(1, 1, 2, 2), ember.zeros(1, 1, 1, 2))
+    assert rec[0].filename == __file__
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.affine_grid(ember.zeros(1, 2, 3), (1, 1, 2, 2))
+
+
+@needs_torch
+@pytest.mark.parametrize("xs,gs,kw", [
+    ((2, 3, 4, 5), (3, 3, 3, 2), {}),
+    ((2, 3, 4, 5), (2, 3, 3, 3), {}),
+    ((2, 3, 4, 5), (2, 3, 3), {}),
+    ((3, 4, 5), (2, 3, 3, 2), {}),
+    ((2, 3, 4, 5), (2, 3, 3, 3, 2), {}),
+    ((2, 3, 4, 5, 6, 7), (2, 3, 3, 3, 3, 4), {}),
+    ((2, 3, 4), (2, 3, 1), {}),
+    ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"mode": "bicubic"}),
+    ((2, 3, 0, 5), (2, 3, 3, 2), {}),
+    ((2, 3, 4, 5), (2, 3, 3, 2), {"mode": "foo"}),
+    ((2, 3, 4, 5), (2, 3, 3, 2), {"padding_mode": "foo"}),
+    ((2, 3, 4, 5), (2, 3, 3, 2), {"grid_dtype": np.float32}),
+    ((2, 3, 4, 5), (2, 3, 3, 2), {"dtype": np.int64}),
+    ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"dtype": np.int64}),
+])
+def test_grid_sample_errors_match_torch(xs, gs, kw):
+    kw = dict(kw)
+    dt = kw.pop("dtype", np.float64)
+    gdt = kw.pop("grid_dtype", dt)
+    x, g = np.zeros(xs, dt), np.zeros(gs, gdt)
+    with pytest.raises(Exception) as expected:
+        TF.grid_sample(torch.tensor(x), torch.tensor(g), align_corners=False, **kw)
+    with pytest.raises(expected.type) as got:
+        F.grid_sample(ember.tensor(x), ember.tensor(g), align_corners=False, **kw)
+    assert str(got.value).startswith(str(expected.value))
+
+
+AFFINE_SIZES = [(2, 3, 4, 5), (2, 1, 3, 4, 5), (2, 3, 1, 1), (2, 3, 1, 4), (2, 3, 1, 1, 2),
+                [2, 3, 4, 5]]
+
+
+@needs_torch
+@pytest.mark.parametrize("size", AFFINE_SIZES)
+@pytest.mark.parametrize("align", [False, True])
+def test_affine_grid_matches_torch(size, align):
+    k = len(size) - 2
+    th = _rand(2, k, k + 1, seed=k)
+    e, t = ember.tensor(th, requires_grad=True), torch.tensor(th, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unit-size grids with align_corners warn in both
+        ey, ty = F.affine_grid(e, size, align), TF.affine_grid(t, size, align)
+    np.testing.assert_allclose(ey.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-14)
+    gy = _rand(*ty.shape, seed=9)
+    ey.backward(ember.tensor(gy))
+    ty.backward(torch.tensor(gy))
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-13)
+    assert ey.grad_fn.name() == _node(ty)
+
+
+def test_affine_grid_gradcheck_and_into_grid_sample():
+    th = ember.tensor(_rand(2, 2, 3, seed=4) * 0.5, requires_grad=True)
+    x = ember.tensor(_rand(2, 3, 5, 6, seed=5))
+    assert ember.autograd.gradcheck(lambda t: F.affine_grid(t, (2, 3, 4, 5), False), (th,))
+    assert ember.autograd.gradcheck(
+        lambda t: F.grid_sample(x, F.affine_grid(t, (2, 3, 4, 5), False), align_corners=False),
+        (th,))
+    # the identity map samples the input back (at pixel centres)
+    eye = ember.tensor(np.tile(np.eye(2, 3), (2, 1, 1)))
+    y = F.grid_sample(x, F.affine_grid(eye, (2, 3, 5, 6), True), align_corners=True)
+    np.testing.assert_allclose(y.numpy(), x.numpy(), atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("shape,size", [((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (2, 3, 4, 5, 6)),
+                                        ((2, 3, 4), (2, 3, 4, 5)), ((2, 2, 3), (2, 3, 0, 5)),
+                                        ((2, 2, 3), (3, 3, 4, 5)), ((1, 2, 3), (2, 3, 4, 5)),
+                                        ((2, 3), (2, 3, 4, 5)), ("int", (2, 3, 4, 5))])
+def test_affine_grid_errors_match_torch(shape, size):
+    th = np.zeros((2, 2, 3), np.int64) if shape == "int" else np.zeros(shape)
+    with pytest.raises(Exception) as expected:
+        TF.affine_grid(torch.tensor(th), size, align_corners=False)
+    with pytest.raises(expected.type) as got:
+        F.affine_grid(ember.tensor(th), size, align_corners=False)
+    assert str(got.value) == str(expected.value).replace("torch.", "ember.")
+
+
+def test_affine_grid_meta_gives_shape():
+    y = F.affine_grid(ember.empty(2, 3, 4, device="meta"), (2, 1, 3, 4, 5), align_corners=False)
+    assert y.shape == (2, 3, 4, 5, 3) and y.device.type == "meta"
