@@ -149,3 +149,50 @@ def test_linear_second_backward_needs_retain_graph():
     np.testing.assert_allclose(_np(w.grad), 2 * _np(first))
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward()
+
+
+# ---- the engine's first-gradient accumulation into a leaf -------------------------------------
+def test_leaf_gradient_shared_by_two_leaves_is_copied():
+    x, y = _leaf((3,)), _leaf((3,), seed=1)
+    (x + y).sum().backward()  # AddBackward hands the same gradient to both
+    assert not np.shares_memory(_np(x.grad), _np(y.grad))
+    x.grad.add_(1.0)
+    np.testing.assert_allclose(_np(y.grad), np.ones(3))
+
+
+def test_leaf_gradient_that_is_a_view_or_the_seed_is_copied():
+    x = _leaf((2, 3))
+    x.sum().backward()  # the sum's gradient is an expanded (read-only) view of the seed
+    assert _np(x.grad).flags.writeable and _np(x.grad).base is None
+    x.grad.mul_(3.0)
+    np.testing.assert_allclose(_np(x.grad), np.full((2, 3), 3.0))
+    z = _leaf((4,))
+    seed = ember.ones(4)
+    (z * 1.0).backward(seed)  # MulBackward returns a fresh array: the leaf keeps it
+    z2 = _leaf((4,))
+    z2.backward(seed)  # the seed itself reaches the leaf: copied, the caller's tensor kept
+    z2.grad.add_(1.0)
+    np.testing.assert_allclose(_np(seed), np.ones(4))
+
+
+def test_leaf_first_gradient_then_in_place_accumulation():
+    x, w, b = _leaf((4, 3)), _leaf((2, 3)), _leaf((2,))
+    F.linear(x, w, b).sum().backward()
+    first = _np(w.grad).copy()
+    grad_obj = w.grad
+    F.linear(x, w, b).sum().backward()
+    assert w.grad is grad_obj  # added in place
+    np.testing.assert_allclose(_np(w.grad), 2 * first)
+    np.testing.assert_allclose(_np(b.grad), np.full(2, 8.0))
+
+
+def test_leaf_post_accumulate_hook_and_create_graph_take_the_general_path():
+    x = _leaf((3,))
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(_np(t.grad).copy()))
+    (x * 2.0).sum().backward()
+    np.testing.assert_allclose(seen[0], np.full(3, 2.0))
+    y = _leaf((3,))
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.grad_fn is not None  # a differentiable copy
+    np.testing.assert_allclose(_np(y.grad), 2 * _np(y))

@@ -247,7 +247,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             nxt = node._next
             if plain and node._n_out == 1 and grads[0] is not None:
                 in_grads = node._function.backward(node, grads[0])  # the common case
-                if in_grads.__class__ is not tuple or len(in_grads) != len(nxt):
+                if in_grads.__class__ is not tuple:
+                    # one Tensor for a one-input node (an activation's): no normalizing call
+                    in_grads = ((in_grads,) if in_grads.__class__ is Tensor and len(nxt) == 1
+                                else _check_count(node, in_grads))
+                elif len(in_grads) != len(nxt):
                     in_grads = _check_count(node, in_grads)
             else:
                 in_grads = _call_backward(node, grads)
@@ -284,7 +288,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
 
         # Gradients handed to more than one place are copied before a leaf owns them: ``seen``
         # holds the arrays given away so far (built when a leaf first needs it).
-        seen = None
+        seen = {id(r._data) for r in root_grads} if leaves else None
         for t, g in leaves.items():
             if g is None:  # only None reached it: nothing to run (captured stays None)
                 continue
@@ -293,15 +297,23 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             if targets is not None:
                 for i in targets.get((t, 0), ()):
                     captured[i] = g
-            elif t._grad is not None and not create_graph and t._post_acc_hooks is None:
+            elif create_graph or t._post_acc_hooks is not None:
+                _accumulate_leaf(t, g, create_graph, seen)
+            elif t._grad is not None:
                 # a training step: add into the existing .grad in place (_accumulate_leaf's
                 # last case, without its checks)
                 gd = t._grad._data
                 gd += g._data
             else:
-                if seen is None:
-                    seen = {id(r._data) for r in root_grads}
-                _accumulate_leaf(t, g, create_graph, seen)
+                # the first gradient (after zero_grad(set_to_none=True)): the leaf takes the
+                # array itself when nothing else holds it, as ``_accumulate_leaf`` decides
+                d = g._data
+                flags = d.flags
+                if (d.base is not None or id(d) in seen or (flags is not None
+                                                            and not flags.writeable)):
+                    d = backend.namespace(d).copy(d)
+                seen.add(id(d))
+                t._grad = _wrap(d)
         if accumulate and inputs is not None:
             if seen is None:
                 seen = {id(r._data) for r in root_grads}
