@@ -115,6 +115,32 @@ def test_layer_norm_low_precision(dtype, rtol):
     _close(x.grad.float(), tx.grad.float(), rtol=rtol, atol=rtol)
 
 
+@needs_torch
+@pytest.mark.parametrize("shape", [(6, 50), (3, 200, 512)])  # the second crosses _BLAS_MAX
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("dtype,rtol", [("float64", RTOL), ("float32", 1e-3)])
+def test_layer_norm_sizes_offsets_and_random_grads(shape, affine, dtype, rtol):
+    # rows with a large mean (x + 300) stay accurate: the variance is taken about the mean (in
+    # float32, E[x^2] - mean^2 would be off by ~5e-2 here; rounding the input costs ~1e-4)
+    edt, tdt = getattr(ember, dtype), getattr(torch, dtype)
+    a = np.random.default_rng(0).standard_normal(shape) + 300.0
+    x = ember.tensor(a, dtype=edt, requires_grad=True)
+    tx = torch.tensor(a, dtype=tdt, requires_grad=True)
+    n = shape[-1]
+    w = _rand(n, 1, True, edt) if affine else None
+    b = _rand(n, 2, True, edt) if affine else None
+    tw, tb = (_t(w, True), _t(b, True)) if affine else (None, None)
+    y, ty = F.layer_norm(x, (n,), w, b), TF.layer_norm(tx, (n,), tw, tb)
+    _close(y, ty, rtol, rtol)
+    g = np.random.default_rng(3).standard_normal(shape)
+    y.backward(ember.tensor(g, dtype=edt))
+    ty.backward(torch.tensor(g, dtype=tdt))
+    _close(x.grad, tx.grad, rtol, rtol * 10)
+    if affine:
+        _close(w.grad, tw.grad, rtol, rtol * 100)
+        _close(b.grad, tb.grad, rtol, rtol * 100)
+
+
 def test_layer_norm_gradcheck_and_gradgradcheck():
     args = (_rand((3, 4), 0, True), _rand(4, 1, True), _rand(4, 2, True))
 

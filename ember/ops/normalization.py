@@ -65,10 +65,38 @@ def _rowdot(a, b):
     return xp_of(a).einsum("ij,ij->i", a, b).reshape(-1, 1)
 
 
+def _matvec(a, v):
+    """``a @ v`` for a 2-D ``a`` and a vector ``v``, as a 1-D array (einsum when large)."""
+    if a.size > _BLAS_MAX:
+        return xp_of(a).einsum("ij,j->i", a, v)
+    return a.dot(v)
+
+
+def _vecmat(v, a):
+    """``v @ a`` for a vector ``v`` and a 2-D ``a``: a weighted sum of the rows of ``a``."""
+    if a.size > _BLAS_MAX:
+        return xp_of(a).einsum("i,ij->j", v, a)
+    return v.dot(a)
+
+
+def _outer(r, w):
+    """``r (x) w`` as a new ``(m, n)`` array: a K=1 GEMM when small (measured ~1.7x faster
+    than NumPy's broadcasting multiply), else the broadcasting multiply (single-threaded)."""
+    m, n = r.shape[0], w.shape[0]
+    if m * n > _BLAS_MAX:
+        return xp_of(r).multiply(r.reshape(m, 1), w.reshape(1, n))
+    return r.reshape(m, 1).dot(w.reshape(1, n))
+
+
 # ---- layer_norm --------------------------------------------------------------------------------
 class NativeLayerNorm(Function):
     """Normalize ``x`` over its last ``k`` dims, then scale by ``w`` and shift by ``b`` (each
-    None or of the normalized shape). Arguments are validated by ``F.layer_norm``."""
+    None or of the normalized shape). Arguments are validated by ``F.layer_norm``.
+
+    Rows of ``x`` (the normalized dims flattened, ``(m, n)``) are centered (``xc``) and scaled
+    by ``r = 1 / std``. With a weight, the output is ``xc * S + b`` with ``S = r (x) w`` one
+    GEMM: this skips forming x-hat (NumPy's broadcasting multiplies are ~1.5-2x slower than
+    same-shape ones). Forward keeps ``xc`` and ``r`` for backward."""
 
     _array_forward = True
     _node_name = "NativeLayerNormBackward0"
@@ -82,54 +110,67 @@ class NativeLayerNorm(Function):
         ctx.save_for_backward(x, w)
         ctx.k, ctx.eps = k, eps
         if xp.device_type == "meta" or x.size == 0:
-            ctx.xhat = None
+            ctx.xc = None
             return xp.empty(shape, dtype=x.dtype)
         x2 = _acc(x).reshape(m, n)
-        xc = x2 - _rowsum(x2) / n
-        rstd = _rowdot(xc, xc)
-        rstd /= n
-        rstd += eps
-        xp.sqrt(rstd, out=rstd)
-        xp.divide(1.0, rstd, out=rstd)
-        xc *= rstd  # now x-hat
+        mu = _matvec(x2, xp.ones(n, dtype=x2.dtype))
+        mu *= 1.0 / n
+        xc = x2 - mu.reshape(m, 1)
+        r = xp.einsum("ij,ij->i", xc, xc)
+        r *= 1.0 / n
+        r += eps
+        xp.sqrt(r, out=r)
+        xp.divide(1.0, r, out=r)
         if w is not None:
-            out = xc * _acc(w).reshape(1, n)
-            if b is not None:
-                out += _acc(b).reshape(1, n)
-        elif b is not None:
-            out = xc + _acc(b).reshape(1, n)
+            out = _outer(r, _acc(w).reshape(n))
+            out *= xc
         else:
-            out = xc.copy()
-        ctx.xhat, ctx.rstd = xc, rstd
+            out = xc * r.reshape(m, 1)
+        if b is not None:
+            out += _acc(b).reshape(1, n)
+        ctx.xc, ctx.r = xc, r
         return out.reshape(shape).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        if _state.enabled or ctx.xhat is None:  # create_graph: the same formula, recorded
+        if _state.enabled or ctx.xc is None:  # create_graph: the same formula, recorded
             return _layer_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b)
-        xhat, rstd = ctx.xhat, ctx.rstd
-        m, n = xhat.shape
+        xc, r = ctx.xc, ctx.r
+        m, n = xc.shape
+        xp = xp_of(xc)
         g2 = _acc(g._data).reshape(m, n)
+        wa = None if w is None else _acc(w._data).reshape(n)
         gx = gw = gb = None
+        # p = g * xc = g * xhat / r: every sum backward needs is a matrix-vector product on g
+        # or p (BLAS reads, no temporaries)
+        p = g2 * xc if need_w or need_x else None
         if need_w:
-            gw = _wrap(_colsum(g2 * xhat).reshape(w.shape).astype(w._data.dtype, copy=False))
+            gw = _wrap(_vecmat(r, p).reshape(w.shape).astype(w._data.dtype, copy=False))
         if need_b:
-            gb = _wrap(_colsum(g2).reshape(w.shape if w is not None else x.shape[-ctx.k:])
+            gb = _wrap(_vecmat(xp.ones(m, dtype=g2.dtype), g2)
+                       .reshape(w.shape if w is not None else x.shape[-ctx.k:])
                        .astype(x._data.dtype, copy=False))
         if need_x:
-            # y = xhat * w + b,  xhat = (x - mean) * rstd  =>
-            # dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)),  gh = g * w
-            gh = g2 * _acc(w._data).reshape(1, n) if w is not None else g2
-            c = _rowdot(gh, xhat)
-            c /= n
-            a = _rowsum(gh)
-            a /= n
-            t = xhat * c
-            t += a
-            gx = xp_of(t).subtract(gh, t, out=t)  # reuse the temporary
-            gx *= rstd
+            # y = xhat * w + b,  xhat = xc * r  =>
+            # dx = r * (gh - mean(gh) - xhat * mean(gh * xhat)),  gh = g * w
+            #    = g * (r (x) w)  +  xc * (-r^3 sum(p w) / n)  -  r sum(g w) / n
+            v = wa if wa is not None else xp.ones(n, dtype=g2.dtype)
+            a = _matvec(g2, v)
+            c = _matvec(p, v)
+            if wa is not None:
+                s = _outer(r, wa)
+                gx = xp.multiply(g2, s, out=s)
+            else:
+                gx = g2 * r.reshape(m, 1)
+            c *= r * r * r
+            c *= -1.0 / n
+            a *= r
+            a *= -1.0 / n
+            xp.multiply(xc, c.reshape(m, 1), out=p)  # p is no longer needed
+            gx += p
+            gx += a.reshape(m, 1)
             gx = _wrap(gx.reshape(x.shape).astype(x._data.dtype, copy=False))
         return gx, gw, gb, None, None
 
