@@ -529,12 +529,12 @@ class Elu(_Smooth):
         # NOTE: matches torch: expm1, exact near 0 where exp(x) - 1 cancels (NumPy's expm1 is
         # scalar code, the slowest part of this op)
         xp.expm1(e, out=e)
-        e *= alpha * scale
+        y = e * (alpha * scale)
         p = xp.maximum(x, 0.0)
         if scale != 1.0:
             p *= scale
-        e += p
-        return e, None
+        y += p
+        return y, e  # backward's exp(input_scale * x) is e + 1: no second exp
 
 
 class EluGrad(_SmoothGrad):
@@ -543,10 +543,13 @@ class EluGrad(_SmoothGrad):
     @staticmethod
     def deriv(x, aux, alpha, scale, input_scale):
         xp = xp_of(x)
-        d = xp.minimum(x, 0.0)
-        if input_scale != 1.0:
-            d *= input_scale
-        xp.exp(d, out=d)  # exactly 1 where x >= 0
+        if aux is not None:
+            d = aux + 1.0
+        else:
+            d = xp.minimum(x, 0.0)
+            if input_scale != 1.0:
+                d *= input_scale
+            xp.exp(d, out=d)  # exactly 1 where x >= 0
         c = input_scale * scale * alpha
         if c != 1.0:
             d *= c
@@ -571,7 +574,7 @@ class Celu(Elu):
         (x,) = ctx.saved_tensors
         alpha, scale, _ = ctx.params
         # NOTE: matches torch: celu's backward takes 1 / alpha with alpha rounded to float32
-        return EluGrad.apply(g, x, ctx.aux, alpha, scale, 1.0 / _f32(alpha)), None, None, None
+        return EluGrad.apply(g, x, None, alpha, scale, 1.0 / _f32(alpha)), None, None, None
 
 
 class Softplus(_Smooth):
