@@ -275,8 +275,8 @@ class NLLLoss2d(NLLLoss):
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore")
         ...     loss = ember.nn.NLLLoss2d()
-        >>> loss(ember.zeros(1, 2, 1, 1), ember.zeros(1, 1, 1, dtype=ember.int64))
-        tensor(-0.)
+        >>> loss(ember.full((1, 2, 1, 1), -0.5), ember.zeros(1, 1, 1, dtype=ember.int64))
+        tensor(0.5000)
     """
 
     def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
