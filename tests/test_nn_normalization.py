@@ -281,6 +281,22 @@ def test_batch_norm_training_steps_match_torch(name, shape, momentum, affine, tr
 
 
 @needs_torch
+@pytest.mark.parametrize("name,shape", [("BatchNorm2d", (40, 8, 30, 30)),  # 3 slabs, a partial
+                                        ("BatchNorm1d", (4100, 64))])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_large_inputs_match_torch(name, shape, affine):
+    # inputs past the slab size: backward runs slab by slab over the batch
+    e, t = _pair(name, shape[1], affine=affine)
+    ex = _rand(shape, 4, True) * 2 + 3
+    ex.retain_grad()
+    tx = _t(ex, True)
+    ey, ty = e(ex), t(tx)
+    _close(ey, ty)
+    _grads(e, t, ex, tx, ey, ty)
+    _close(e.running_var, t.running_var)
+
+
+@needs_torch
 def test_batch_norm_float32_and_float16():
     rng = np.random.default_rng(0)
     xn = (rng.standard_normal((8, 4, 6, 6)) * 3 + 5).astype(np.float32)
