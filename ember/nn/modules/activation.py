@@ -554,3 +554,9 @@ class Softmax2d(Module):
                 f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
             )
         return F.softmax(input, -3, _stacklevel=5)
+
+
+# NOTE: matches torch: MultiheadAttention is reachable from this module
+# (``from torch.nn.modules.activation import MultiheadAttention``); ember defines it in
+# attention.py, beside the functional it computes through.
+from ember.nn.modules.attention import MultiheadAttention  # noqa: E402,F401
