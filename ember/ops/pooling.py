@@ -21,6 +21,7 @@ per-axis tuples.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from ember import backend
@@ -516,6 +517,10 @@ class FractionalMaxPool(Function):
     @staticmethod
     def forward(ctx, x, starts, kernel):
         xp = xp_of(x)
+        if x.ndim == len(kernel) + 1:  # unbatched: one sample, the same memory layout
+            y, idx = FractionalMaxPool.forward(ctx, x[None], starts, kernel)
+            ctx.in_shape = x.shape
+            return y[0], idx[0]
         n, c = x.shape[:2]
         sizes = x.shape[2:]
         k = len(sizes)
@@ -524,41 +529,47 @@ class FractionalMaxPool(Function):
             ctx.flat, ctx.in_shape = None, x.shape
             return xp.empty((n, c) + outs, dtype=x.dtype), xp.empty((n, c) + outs, xp.int64)
         strides = [math.prod(sizes[d + 1:]) for d in range(k)]
-        # flat in-plane position of every window's slot: (N, C, *outs, *kernel)
-        pos = 0
+        plane = math.prod(sizes)
+        # in-plane position of every window's first slot, (N, C, *outs), and the offset of each
+        # slot from it, in row-major window order
+        base = 0
         for d in range(k):
-            start = starts[d].reshape([n, c] + [outs[d] if j == d else 1 for j in range(k)]
-                                      + [1] * k)
-            slot = xp.arange(max(kernel[d], 0), dtype=xp.int64).reshape(
-                [1, 1] + [1] * k + [max(kernel[d], 0) if j == d else 1 for j in range(k)])
-            pos = pos + (start + slot) * strides[d]
-        nq, nk = math.prod(outs), math.prod(max(kd, 0) for kd in kernel)
-        if nk == 0:
+            shape = [n, c] + [outs[d] if j == d else 1 for j in range(k)]
+            base = base + starts[d].reshape(shape) * strides[d]
+        base = xp.broadcast_to(base, (n, c) + outs)
+        offs = [sum(o * st for o, st in zip(slot, strides))
+                for slot in itertools.product(*(range(max(kd, 0)) for kd in kernel))]
+        if not offs:
             # NOTE: matches torch: an empty window gives -inf at its start position
-            first = sum(st.reshape(n, c, *[o if j == d else 1 for j, o in enumerate(outs)])
-                        * strides[d] for d, st in enumerate(starts))
-            idx = xp.broadcast_to(first, (n, c) + outs).astype(xp.int64)
+            idx = xp.ascontiguousarray(base, dtype=xp.int64)
             y = xp.full((n, c) + outs, -math.inf, dtype=x.dtype)
         else:
-            pos = xp.broadcast_to(pos, (n, c) + outs + tuple(kernel)).reshape(n * c, nq * nk)
-            plane = math.prod(sizes)
-            flat = pos + (xp.arange(n * c, dtype=xp.int64) * plane)[:, None]
-            vals = x.reshape(-1).take(flat).reshape(n * c, nq, nk)
-            am = vals.argmax(axis=2)  # the first maximum in row-major window order
-            if vals.dtype.kind == "f":
-                nan = xp.isnan(vals)
-                if nan.any():
-                    # NOTE: matches torch: a NaN is the maximum, and the last NaN of a window wins
-                    last = nk - 1 - nan[:, :, ::-1].argmax(axis=2)
-                    am = xp.where(nan.any(axis=2), last, am)
-            am = am[:, :, None]
-            y = xp.take_along_axis(vals, am, axis=2).reshape((n, c) + outs)
-            idx = xp.take_along_axis(pos.reshape(n * c, nq, nk), am, axis=2).reshape(
-                (n, c) + outs)
+            # one contiguous gather per slot and a running maximum, as torch's loop: a later
+            # slot wins only if strictly greater (the first maximum stays) or, when the input
+            # has NaNs, if it is NaN (the last NaN wins)
+            flat0 = base + (xp.arange(n * c, dtype=xp.int64) * plane).reshape(
+                (n, c) + (1,) * k)
+            xf = x.reshape(-1)
+            # slot j read through the input shifted by its offset: no index arithmetic per slot
+            y = xf[offs[0]:].take(flat0)
+            win = xp.zeros(y.shape, dtype=xp.int16 if len(offs) < 2 ** 15 else xp.int64)
+            nan = x.dtype.kind == "f" and bool(xp.isnan(x.sum()))
+            for j in range(1, len(offs)):
+                v = xf[offs[j]:].take(flat0)
+                upd = v > y
+                if nan:
+                    upd |= xp.isnan(v)
+                xp.copyto(y, v, where=upd)
+                xp.copyto(win, j, where=upd)
+            o = xp.asarray(offs, dtype=xp.int64).take(win)
+            idx = base + o
+            ctx.flat = (flat0 + o).reshape(-1)
+            ctx.in_shape = x.shape
+            return y, idx
         ctx.in_shape = x.shape
-        ctx.flat = (idx + (xp.arange(n * c, dtype=xp.int64) * math.prod(sizes)).reshape(
+        ctx.flat = (idx + (xp.arange(n * c, dtype=xp.int64) * plane).reshape(
             (n, c) + (1,) * k)).reshape(-1)
-        return y, xp.ascontiguousarray(idx)
+        return y, idx
 
     @staticmethod
     def backward(ctx, g, _):
@@ -607,12 +618,14 @@ _FRACTIONAL_NODES = {2: FractionalMaxPool,
 
 
 def fractional_max_pool(input: Tensor, kernel, output, samples: Tensor):
-    """Fractional max pooling of a batched ``(N, C, *S)`` input (arguments checked): the output
-    and the int64 per-plane indices of the maxima. ``samples`` ``(>= N, C, k)`` holds the
+    """Fractional max pooling of an ``(N, C, *S)`` or ``(C, *S)`` input (arguments checked):
+    the output and the int64 per-plane indices of the maxima. ``samples`` ``(>= N, C, k)`` holds the
     random offsets, PyTorch's order (2-d: width, height; 3-d: depth, height, width)."""
     k = len(kernel)
     x = input._data
     xp = xp_of(x)
+    if x.ndim == k + 1:
+        x = x[None]
     n, c = x.shape[:2]
     u = samples._data[:n]
     if u.dtype.char == "e":

@@ -646,9 +646,7 @@ def _fractional(n, input, kernel_size, output_size, output_ratio, samples):
     if not input.is_floating_point():
         raise NotImplementedError(f"\"{op}_out_frame\" not implemented for "
                                   f"'{_SNAME.get(input.dtype.name, input.dtype.name)}'")
-    x = input if batched else input.unsqueeze(0)
-    y, idx = _P.fractional_max_pool(x, k, out, samples)
-    return (y, idx) if batched else (y.squeeze(0), idx.squeeze(0))
+    return _P.fractional_max_pool(input, k, out, samples)
 
 
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
