@@ -641,9 +641,10 @@ def test_docstring_examples():
     import doctest
 
     import ember.nn.functional.loss as floss
+    import ember.nn.functional.margin_loss as fmargin
     import ember.nn.modules.loss as mloss
 
-    for m in (floss, mloss):
+    for m in (floss, fmargin, mloss):
         res = doctest.testmod(m, extraglobs={"ember": ember},
                               optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert res.attempted > 20 and res.failed == 0, m.__name__
+        assert res.attempted > 8 and res.failed == 0, m.__name__
