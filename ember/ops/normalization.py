@@ -43,9 +43,11 @@ def _acc(x):
 _BLAS_MAX = 1 << 18
 
 
-# Element-wise passes over arrays larger than the L2 cache run slab by slab: this many elements
-# per slab (512 KB of float32), so a slab's later passes read what its first pass left in cache.
-_CHUNK = 1 << 17
+# Element-wise passes over arrays of more than _SLAB_MIN elements run slab by slab, _SLAB
+# elements (1 MB of float32) at a time, so a slab's later passes read what its first pass left in
+# cache (measured ~20% faster on 2M elements; no gain below ~1M, where the loop only costs).
+_SLAB = 1 << 18
+_SLAB_MIN = 1 << 20
 
 
 def _rowsum(a):
@@ -313,9 +315,8 @@ class NativeBatchNorm(Function):
                 s = scale.reshape(1, c, 1)
                 xp = xp_of(xc)
                 gx = xp.empty(xc.shape, dtype=xc.dtype)
-                # the four passes run on one slab of samples at a time while it is in cache
-                # (measured ~20% faster than whole-array passes on (64, 32, 1024) float32)
-                step = max(1, _CHUNK // (c * length))
+                # the four passes run on one slab of samples at a time, while it is in cache
+                step = nb if xc.size <= _SLAB_MIN else max(1, _SLAB // (c * length))
                 for i in range(0, nb, step):
                     o = gx[i:i + step]
                     xp.multiply(xc[i:i + step], k, out=o)
