@@ -15,14 +15,12 @@ circular borders are slices of it, replicate borders a broadcast of its edge).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 
 from ember import backend
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops._dispatch import xp_of
-from ember.ops.joining import stack
 from ember.tensor import Tensor, _wrap
 
 _ALL = slice(None)
@@ -492,16 +490,18 @@ class Taps:
     def __init__(self, idx, c: int, p: int) -> None:
         self.idx, self.c, self.p, self._chan = idx, c, p, None
 
-    def gather(self, xp, x, k: int, n: int):
-        """``x[n, :, idx[k, n]]`` of an ``(N, C, P)`` array: ``(C, Q)``."""
-        return x[n].take(self.idx[k, n], axis=1)
+    def gather(self, x, n: int):
+        """What every tap of sample ``n`` reads from an ``(N, C, P)`` array: ``(C, K, Q)``
+        (one ``take``)."""
+        kk, _, q = self.idx.shape
+        return x[n].take(self.idx[:, n].reshape(-1), axis=1).reshape(self.c, kk, q)
 
     def scatter(self, xp, v, n: int):
-        """``(K, C, Q)`` values of sample ``n`` summed onto the positions they were read
+        """``(C, K, Q)`` values of sample ``n`` summed onto the positions they were read
         from: ``(C, P)`` (one ``bincount``, no ``add.at``)."""
         if self._chan is None:
-            self._chan = (xp.arange(self.c, dtype=xp.int64) * self.p)[None, :, None]
-        flat = (self._chan + self.idx[:, n, None, :]).reshape(-1)
+            self._chan = (xp.arange(self.c, dtype=xp.int64) * self.p)[:, None, None]
+        flat = (self._chan + self.idx[None, :, n]).reshape(-1)
         out = xp.bincount(flat, v.reshape(-1), minlength=self.c * self.p)
         return out.reshape(self.c, self.p)
 
@@ -514,23 +514,22 @@ def _planes(xp, x):
 class GridCombine(Function):
     """``out[n, c, q] = sum_k w[k, n, q] * x[n, c, taps[k, n, q]]`` for ``x`` ``(N, C, *S)``
     and weights ``w`` ``(K, N, Q)``: output ``(N, C, Q)`` viewed as ``out_shape``. Linear in
-    ``x`` and in ``w``."""
+    ``x`` and in ``w``. ``link`` (the grid, or None) gets a zero gradient: nearest sampling's
+    weights are constants, but PyTorch still gives the grid a (zero) gradient."""
 
     _array_forward = True
     _node_name = "GridSampler2DBackward0"
 
     @staticmethod
-    def forward(ctx, x, w, taps, out_shape):
+    def forward(ctx, x, w, taps, out_shape, link):
         xp = xp_of(x)
         xs = _planes(xp, x)
         n_, c = x.shape[:2]
         out = xp.empty((n_, c, w.shape[2]), dtype=x.dtype)
         for n in range(n_):
-            o = out[n]
-            xp.multiply(taps.gather(xp, xs, 0, n), w[0, n], out=o)
-            for k in range(1, w.shape[0]):
-                o += taps.gather(xp, xs, k, n) * w[k, n]
+            xp.einsum("ckq,kq->cq", taps.gather(xs, n), w[:, n], out=out[n])
         ctx.taps = taps
+        ctx.link = None if link is None else (link.shape, link.dtype)
         ctx.save_for_backward(x, w)
         return out.reshape(out_shape)
 
@@ -538,16 +537,20 @@ class GridCombine(Function):
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         need_x, need_w = ctx.needs_input_grad[:2]
+        glink = None
+        if ctx.link is not None and ctx.needs_input_grad[4]:
+            glink = _wrap(xp_of(g._data).zeros(*ctx.link))
         g = g.reshape(w.shape[1], x.shape[1], w.shape[2])
         if not is_grad_enabled():  # first order only: one fused pass, no (K, N, C, Q) arrays
             gx, gw = _combine_grads(x._data, w._data, g._data, ctx.taps, need_x, need_w)
-            return (_wrap(gx) if need_x else None), (_wrap(gw) if need_w else None), None, None
+            return ((_wrap(gx) if need_x else None), (_wrap(gw) if need_w else None), None, None,
+                    glink)
         gx = gw = None
         if need_x:  # each tap's share of g, summed back onto the position it read
             gx = PlaneScatter.apply(g.unsqueeze(0) * w.unsqueeze(2), ctx.taps, tuple(x.shape))
         if need_w:  # d out / d w[k] = the value tap k read, times g, summed over channels
             gw = (PlaneGather.apply(x, ctx.taps) * g.unsqueeze(0)).sum(2)
-        return gx, gw, None, None
+        return gx, gw, None, None, glink
 
 
 def _combine_grads(x, w, g, taps, need_x, need_w):
@@ -555,16 +558,14 @@ def _combine_grads(x, w, g, taps, need_x, need_w):
     xp = xp_of(x)
     xs = _planes(xp, x)
     n_, c = x.shape[:2]
-    kk = w.shape[0]
     gx = xp.empty((n_, c, taps.p), dtype=x.dtype) if need_x else None
     gw = xp.empty(w.shape, dtype=w.dtype) if need_w else None
     for n in range(n_):
         gn = g[n]
         if need_w:
-            for k in range(kk):
-                gw[k, n] = xp.einsum("cq,cq->q", taps.gather(xp, xs, k, n), gn)
+            xp.einsum("ckq,cq->kq", taps.gather(xs, n), gn, out=gw[:, n])
         if need_x:
-            gx[n] = taps.scatter(xp, gn[None] * w[:, n, None, :], n)
+            gx[n] = taps.scatter(xp, gn[:, None, :] * w[:, n], n)
     return (gx.reshape(x.shape) if need_x else None), gw
 
 
@@ -582,8 +583,7 @@ class PlaneGather(Function):
         kk, n_, q = taps.idx.shape
         out = xp.empty((kk, n_, x.shape[1], q), dtype=x.dtype)
         for n in range(n_):
-            for k in range(kk):
-                out[k, n] = taps.gather(xp, xs, k, n)
+            out[:, n] = taps.gather(xs, n).transpose(1, 0, 2)
         return out
 
     @staticmethod
@@ -604,30 +604,12 @@ class PlaneScatter(Function):
         xp = xp_of(v)
         out = xp.empty((shape[0], shape[1], taps.p), dtype=v.dtype)
         for n in range(shape[0]):
-            out[n] = taps.scatter(xp, v[:, n], n)  # bincount sums in float64
+            out[n] = taps.scatter(xp, v[:, n].transpose(1, 0, 2), n)  # sums in float64
         return out.reshape(shape)
 
     @staticmethod
     def backward(ctx, g):
         return PlaneGather.apply(g, ctx.taps), None, None
-
-
-class ConstantOf(Function):
-    """``value`` (an array) as a function of ``t`` with zero gradient: the weights of nearest
-    sampling, which do not depend on the grid but must keep it in the graph (PyTorch gives the
-    grid a zero gradient)."""
-
-    _array_forward = True
-    _node_name = "GridSamplerNearestBackward0"
-
-    @staticmethod
-    def forward(ctx, t, value):
-        ctx.shape, ctx.dtype = t.shape, t.dtype
-        return value
-
-    @staticmethod
-    def backward(ctx, g):
-        return _wrap(xp_of(g._data).zeros(ctx.shape, dtype=ctx.dtype)), None
 
 
 def _unnormalize(xp, coord, size: int, align_corners: bool):
@@ -684,9 +666,38 @@ def _linear_in_grid(xp, grid_t: Tensor, coord, m, value) -> Tensor:
     return grid_t * _wrap(m) + _wrap(value - coord * m)
 
 
+# taps of a bicubic axis: distances of the 4 taps from the point, and which are "near" (|x| <= 1)
+_CUBIC_SIGN = (1.0, 1.0, -1.0, -1.0)
+_CUBIC_SHIFT = (1.0, 0.0, 1.0, 2.0)
+_CUBIC_NEAR = (0.0, 1.0, 1.0, 0.0)
+
+
+def _cubic_stack(xp, t: Tensor) -> Tensor:
+    """The 4 Keys cubic weights (A = -0.75) of the taps around fraction ``t`` ``(N, Q)``,
+    stacked ``(4, N, Q)``: each polynomial evaluated once on all four tap distances."""
+    dt = t._data.dtype
+    col = (4, 1, 1)
+    x = t.unsqueeze(0) * _wrap(xp.asarray(_CUBIC_SIGN, dt).reshape(col)) + _wrap(
+        xp.asarray(_CUBIC_SHIFT, dt).reshape(col))
+    near, far = _cubic_coeffs_parts(x)
+    m = xp.asarray(_CUBIC_NEAR, dt).reshape(col)
+    return near * _wrap(m) + far * _wrap(1 - m)
+
+
+def _cubic_coeffs_parts(x):
+    a = -0.75
+    near = ((a + 2) * x - (a + 3)) * x * x + 1  # |x| <= 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a  # 1 < |x| < 2
+    return near, far
+
+
 def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_corners: bool):
     """The weights ``(K, N, Q)`` (a Tensor of the grid) and ``Taps`` of a grid sample of an
-    input of ``input_shape`` at ``grid`` ``(N, *out, k)``; the arguments are checked."""
+    input of ``input_shape`` at ``grid`` ``(N, *out, k)``; the arguments are checked.
+
+    Every scheme is separable: per spatial dim, T taps with an index, a weight factor (a
+    Tensor, or none for nearest) and a validity mask, all ``(T, N, Q)``; the K = prod(T) taps
+    are their broadcast products."""
     g = grid._data
     xp = xp_of(g)
     n, c = input_shape[:2]
@@ -695,7 +706,8 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
     q = math.prod(g.shape[1:-1])
     g = g.reshape(n, q, k)
     gt = grid.reshape(n, q, k)
-    dims = []  # per spatial dim: a list of (index array, weight factor or None, valid or None)
+    col = (2, 1, 1)
+    idxs, factors, valids = [], [], []
     for d, size in enumerate(sizes):
         j = k - 1 - d  # the grid lists x (the last dim) first
         coord = g[:, :, j]
@@ -703,59 +715,67 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
         if mode == "bicubic":
             base = xp.floor(src)
             t = _linear_in_grid(xp, gt[:, :, j], coord, a, src - base)
-            taps = []
-            for i, w in enumerate(_cubic_coeffs(t, float)):
-                pos, _ = _pad_coordinate(xp, base + (i - 1), size, padding_mode, align_corners)
-                # NOTE: matches torch: the padded tap is truncated toward zero
-                idx = pos.astype(xp.int64)
-                taps.append((idx, w, (idx >= 0) & (idx < size)))
-            dims.append(taps)
-            continue
-        src, dsrc = _pad_coordinate(xp, src, size, padding_mode, align_corners)
-        if mode == "nearest":
-            idx = xp.rint(src).astype(xp.int64)  # half to even, as torch's nearbyint
-            dims.append([(idx, None, (idx >= 0) & (idx < size))])
-            continue
-        base = xp.floor(src)
-        i0 = base.astype(xp.int64)
-        frac = _linear_in_grid(xp, gt[:, :, j], coord, a * dsrc, src - base)
-        dims.append([(i0, 1 - frac, (i0 >= 0) & (i0 < size)),
-                     (i0 + 1, frac, (i0 >= -1) & (i0 < size - 1))])
-    strides = [math.prod(sizes[d + 1:]) for d in range(k)]
-    idxs, weights, consts = [], [], []
-    for combo in itertools.product(*dims):
-        pos = None
-        w = None
-        valid = None
-        for d, (idx, wd, ok) in enumerate(combo):
-            term = idx * strides[d] if strides[d] != 1 else idx
-            pos = term if pos is None else pos + term
-            w = wd if w is None else (w if wd is None else w * wd)
-            valid = ok if valid is None else valid & ok
-        idxs.append(xp.where(valid, pos, 0))
-        if w is None:
-            consts.append(valid.astype(g.dtype))
-        elif valid.all():
-            weights.append(w)
+            pos, _ = _pad_coordinate(xp, base[None] + xp.arange(-1, 3, dtype=g.dtype)[:, None,
+                                                                                    None],
+                                     size, padding_mode, align_corners)
+            # NOTE: matches torch: the padded tap is truncated toward zero
+            idx = pos.astype(xp.int64)
+            factor = _cubic_stack(xp, t)
         else:
-            weights.append(w * _wrap(valid.astype(g.dtype)))
-    taps = Taps(xp.stack(idxs), c, math.prod(sizes))
-    if consts:
-        return ConstantOf.apply(grid, xp.stack(consts)), taps
-    return stack(weights), taps
+            src, dsrc = _pad_coordinate(xp, src, size, padding_mode, align_corners)
+            if mode == "nearest":
+                idx = xp.rint(src).astype(xp.int64)[None]  # half to even, as nearbyint
+                factor = None
+            else:
+                base = xp.floor(src)
+                idx = base.astype(xp.int64)[None] + xp.arange(2)[:, None, None]
+                frac = _linear_in_grid(xp, gt[:, :, j], coord, a * dsrc, src - base)
+                # (1 - frac, frac) in two ops
+                factor = frac.unsqueeze(0) * _wrap(xp.asarray((-1.0, 1.0), g.dtype).reshape(
+                    col)) + _wrap(xp.asarray((1.0, 0.0), g.dtype).reshape(col))
+        valid = (idx >= 0) & (idx < size)
+        if not valid.all():
+            idx = xp.where(valid, idx, 0)
+            if factor is not None:
+                factor = factor * _wrap(valid.astype(g.dtype))
+        idxs.append(idx)
+        factors.append(factor)
+        valids.append(valid)
+    # broadcast the per-dim taps against each other: dim d's taps along axis d of (T_0, ...)
+    strides = [math.prod(sizes[d + 1:]) for d in range(k)]
+
+    def spread(a, d):
+        return a.reshape((1,) * d + (a.shape[0],) + (1,) * (k - 1 - d) + (n, q))
+
+    pos = spread(idxs[0], 0) * strides[0]
+    for d in range(1, k):
+        pos = pos + (spread(idxs[d], d) * strides[d] if strides[d] != 1 else spread(idxs[d], d))
+    kk = math.prod(idx.shape[0] for idx in idxs)
+    taps = Taps(xp.ascontiguousarray(pos.reshape(kk, n, q)), c, math.prod(sizes))
+    if factors[0] is None:  # nearest: constant weights (1 where the tap is inside)
+        ok = valids[0]
+        for d in range(1, k):
+            ok = spread(ok, 0) & spread(valids[d], d)
+        return _wrap(ok.reshape(kk, n, q).astype(g.dtype)), taps
+    w = factors[0].reshape((factors[0].shape[0],) + (1,) * (k - 1) + (n, q))
+    for d in range(1, k):
+        w = w * factors[d].reshape((1,) * d + (factors[d].shape[0],) + (1,) * (k - 1 - d)
+                                   + (n, q))
+    return w.reshape(kk, n, q), taps
 
 
 _GRID_NODES = {2: GridCombine}
 
 
-def grid_combine(input: Tensor, w: Tensor, taps: Taps, out_shape: tuple) -> Tensor:
+def grid_combine(input: Tensor, w: Tensor, taps: Taps, out_shape: tuple,
+                 link: Tensor | None = None) -> Tensor:
     """``GridCombine`` under PyTorch's node name for the input's rank."""
     k = input.dim() - 2
     cls = _GRID_NODES.get(k)
     if cls is None:
         cls = _GRID_NODES[k] = type(f"GridCombine{k}D", (GridCombine,),
                                     {"_node_name": f"GridSampler{k}DBackward0"})
-    return cls.apply(input, w, taps, out_shape)
+    return cls.apply(input, w, taps, out_shape, link)
 
 
 # ---- affine grids -------------------------------------------------------------------------------

@@ -470,7 +470,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     if half:  # computed in float32, as torch's CPU kernels accumulate
         input, grid = input.float(), grid.float()
     w, taps = _vision.grid_taps(tuple(input.shape), grid, mode, padding_mode, bool(align_corners))
-    out = _vision.grid_combine(input, w, taps, out_shape)
+    out = _vision.grid_combine(input, w, taps, out_shape, grid if mode == "nearest" else None)
     return out.half() if half else out
 
 
