@@ -321,7 +321,7 @@ def test_sync_batch_norm_errors_and_meta():
 @needs_torch
 def test_convert_sync_batchnorm_shares_parameters_and_buffers():
     net = enn.Sequential(enn.Conv2d(2, 4, 3), enn.BatchNorm2d(4, momentum=0.3),
-                         enn.Sequential(enn.ReLU() if hasattr(enn, "ReLU") else enn.Identity(),
+                         enn.Sequential(enn.ReLU(),
                                         enn.BatchNorm1d(4, affine=False)))
     net[1].eval()
     bn, inner = net[1], net[2][1]
