@@ -685,6 +685,7 @@ def _cubic_stack(xp, t: Tensor) -> Tensor:
 
 
 def _cubic_coeffs_parts(x):
+    """Keys' two cubic pieces (A = -0.75, as ``_cubic_coeffs``) at distance ``x``."""
     a = -0.75
     near = ((a + 2) * x - (a + 3)) * x * x + 1  # |x| <= 1
     far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a  # 1 < |x| < 2
