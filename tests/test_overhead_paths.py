@@ -196,3 +196,77 @@ def test_leaf_post_accumulate_hook_and_create_graph_take_the_general_path():
     (y * y).sum().backward(create_graph=True)
     assert y.grad.grad_fn is not None  # a differentiable copy
     np.testing.assert_allclose(_np(y.grad), 2 * _np(y))
+
+
+# ---- Module.zero_grad's parameter walk ---------------------------------------------------------
+def _tree():
+    nn = ember.nn
+    shared = nn.Linear(2, 2)
+    inner = nn.Sequential(nn.Linear(2, 3), shared, nn.Sequential(shared, nn.Linear(3, 1)))
+    m = nn.Sequential(nn.Linear(1, 2), inner, nn.ReLU() if hasattr(nn, "ReLU") else nn.Identity())
+    m.register_module("empty", None)
+    m.extra = nn.Linear(4, 4, bias=False)
+    m.extra.weight = inner[0].weight  # a parameter shared across modules
+    m.tied = ember.nn.Parameter(ember.ones(2))
+    return m
+
+
+def test_parameter_list_matches_parameters_order_and_sharing():
+    m = _tree()
+    assert [id(p) for p in m._parameter_list()] == [id(p) for p in m.parameters()]
+    assert len(m._parameter_list()) == len(list(m.parameters()))
+
+
+def test_parameter_list_respects_an_overridden_traversal():
+    nn = ember.nn
+
+    class OnlyFirst(nn.Sequential):
+        def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+            yield prefix, self
+            yield from self[0].named_modules(memo, prefix + ".0", remove_duplicate)
+
+    m = nn.Sequential(nn.Linear(2, 2), OnlyFirst(nn.Linear(2, 3), nn.Linear(3, 1)))
+    assert [id(p) for p in m._parameter_list()] == [id(p) for p in m.parameters()]
+    assert len(m._parameter_list()) == 4
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_zero_grad_reaches_every_parameter(set_to_none):
+    m = _tree()
+    for p in m.parameters():
+        p.grad = ember.ones_like(p)
+    m.zero_grad(set_to_none=set_to_none)
+    for p in m.parameters():
+        assert p.grad is None if set_to_none else not _np(p.grad).any()
+
+
+# ---- _record's saved output (an activation keeping its result) --------------------------------
+def test_saved_output_matches_the_general_save():
+    from ember.autograd.function import _save, _SavedOutput
+
+    x = _leaf((3, 4))
+    y = x.exp()  # Exp saves its output
+    (s,) = y.grad_fn._saved
+    ref = _save(y._data, (x,), (x._data,), (y._data,), (y,))
+    assert s.__class__ is ref.__class__ is _SavedOutput
+    assert (s.data is ref.data, s.vc is ref.vc, s.version, s.nr, s.requires_grad) == (
+        True, True, ref.version, ref.nr, ref.requires_grad)
+    (g,) = ember.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(_np(g), np.exp(_np(x)))
+
+
+def test_saved_output_modified_in_place_raises():
+    x = _leaf((3,))
+    y = x.exp()
+    y.add_(1.0)
+    with pytest.raises(RuntimeError, match="output 0 of"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("batch", [0, 1, 7])
+def test_linear_bias_gradient_for_any_batch(batch):
+    x, w, b = _leaf((batch, 3)), _leaf((2, 3)), _leaf((2,))
+    F.linear(x, w, b).pow(2).sum().backward()
+    y = _np(x) @ _np(w).T + _np(b)
+    np.testing.assert_allclose(_np(b.grad), (2 * y).sum(0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_np(w.grad), (2 * y).T @ _np(x), rtol=1e-12, atol=1e-12)

@@ -482,9 +482,17 @@ def _record(ctx, nxt, needs, args, raw, out):
     to_save = ctx._to_save
     if to_save is not None:
         ctx._to_save = None
-        outs = (raw_out,)
-        results = (t,)
-        ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
+        if len(to_save) == 1 and to_save[0] is raw_out:
+            # an activation that keeps its output (relu, sigmoid, exp...): ``_save``'s first case
+            s = _new(_SavedOutput)
+            s.data = out
+            s.vc = t._vc
+            s.version = 0
+            s.nr = 0
+            s.requires_grad = t._requires_grad
+            ctx._saved = [s]
+        else:
+            ctx._saved = [_save(x, args, raw, (raw_out,), (t,)) for x in to_save]
     return t
 
 

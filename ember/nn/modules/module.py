@@ -583,6 +583,34 @@ class Module:
                     memo.add(v)
                 yield (module_prefix + "." + k if module_prefix else k), v
 
+    def _parameter_list(self) -> list:
+        """``list(self.parameters())``, gathered without building the dotted names (a
+        per-step cost of ``zero_grad``) when no class on the way redefines the traversal."""
+        cls = type(self)
+        if (cls.parameters is not Module.parameters
+                or cls.named_parameters is not Module.named_parameters):
+            return list(self.parameters())
+        # the pre-order of ``named_modules`` (each module once), as an explicit stack
+        seen_modules = set()
+        seen = set()
+        out = []
+        stack = [self]
+        while stack:
+            m = stack.pop()
+            if m in seen_modules:
+                continue
+            if type(m).named_modules is not _named_modules:
+                return list(self.parameters())
+            seen_modules.add(m)
+            for p in m._parameters.values():
+                if p is not None and p not in seen:
+                    seen.add(p)
+                    out.append(p)
+            children = m._modules
+            if children:
+                stack.extend([c for c in reversed(children.values()) if c is not None])
+        return out
+
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """The parameters of this module and (with ``recurse``) all submodules, each once."""
         for _, p in self.named_parameters(recurse=recurse):
@@ -664,7 +692,7 @@ class Module:
                 "original module. This means they are not leaf nodes in autograd and so don't "
                 "accumulate gradients. If you need gradients in your forward method, consider "
                 "using autograd.grad instead.", stacklevel=2)
-        for p in self.parameters():
+        for p in self._parameter_list():
             if p.grad is None:
                 continue
             if set_to_none:
@@ -1380,3 +1408,5 @@ def _share_memory(t: Tensor) -> Tensor:
 def _legacy_backward_hook(hook, module, grad_input, grad_output):
     return hook(module, grad_input, grad_output)
 
+
+_named_modules = Module.named_modules
