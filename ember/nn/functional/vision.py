@@ -7,6 +7,7 @@ import operator
 import warnings
 
 from ember import backend
+from ember.ops import grid_sample as _grid
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
 
@@ -469,8 +470,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     half = input.dtype.itemsize == 2
     if half:  # computed in float32, as torch's CPU kernels accumulate
         input, grid = input.float(), grid.float()
-    w, taps = _vision.grid_taps(tuple(input.shape), grid, mode, padding_mode, bool(align_corners))
-    out = _vision.grid_combine(input, w, taps, out_shape, grid if mode == "nearest" else None)
+    w, taps = _grid.grid_taps(tuple(input.shape), grid, mode, padding_mode, bool(align_corners))
+    out = _grid.grid_combine(input, w, taps, out_shape, grid if mode == "nearest" else None)
     return out.half() if half else out
 
 
@@ -514,4 +515,4 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{size[0]}, {k + 1}] but got: [{theta.shape[0]}, {k + 1}].")
-    return _vision.AffineGrid.apply(theta, spatial, bool(align_corners))
+    return _grid.AffineGrid.apply(theta, spatial, bool(align_corners))
