@@ -12,6 +12,7 @@ from ember.nn.functional.attention import *  # noqa: F403
 from ember.nn.functional.conv import *  # noqa: F403
 from ember.nn.functional.distance import *  # noqa: F403
 from ember.nn.functional.dropout import *  # noqa: F403
+from ember.nn.functional.fractional_pooling import *  # noqa: F403
 from ember.nn.functional.loss import *  # noqa: F403
 from ember.nn.functional.margin_loss import *  # noqa: F403
 from ember.nn.functional.normalization import *  # noqa: F403
@@ -23,8 +24,8 @@ from ember.ops.linear import bilinear, linear
 # The star imports rebind some family names to functions (``dropout`` is a module here and
 # then PyTorch's function of that name): take the family modules from sys.modules.
 _FAMILIES = [sys.modules[f"{__name__}.{name}"] for name in (
-    "activation", "attention", "conv", "distance", "dropout", "loss", "margin_loss",
-    "normalization", "pooling", "sparse", "vision")]
+    "activation", "attention", "conv", "distance", "dropout", "fractional_pooling", "loss",
+    "margin_loss", "normalization", "pooling", "sparse", "vision")]
 _names = [name for family in _FAMILIES for name in family.__all__]
 assert len(_names) == len(set(_names)), "a name is exported by two families"
 __all__ = ["linear", "bilinear"] + _names
