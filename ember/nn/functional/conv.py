@@ -1,4 +1,5 @@
-"""``ember.nn.functional``: Convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d, unfold, fold.
+"""``ember.nn.functional``: Convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d, conv_tbc, unfold,
+fold.
 
 Each function checks its arguments as PyTorch does (same exception types and messages where
 PyTorch's are informative), works out the geometry and applies one primitive of
@@ -13,7 +14,7 @@ from ember.ops.conv import Conv, ConvTranspose, Fold, Unfold, _geom, unfold_geom
 from ember.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d", "unfold", "fold"]
+           "conv_transpose3d", "conv_tbc", "unfold", "fold"]
 
 _DT_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -287,6 +288,84 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """
     return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
+
+
+# ---- conv_tbc ----------------------------------------------------------------------------------
+def _tbc_pad(pad) -> int:
+    if isinstance(pad, bool):
+        raise TypeError("conv_tbc(): argument 'pad' must be int, not bool")
+    try:
+        return operator.index(pad)
+    except TypeError:
+        raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not "
+                        f"{type(pad).__name__}") from None
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-D convolution over time-major sequences: ``input`` (T, B, C_in), ``weight``
+    (k, C_in, C_out), ``bias`` (C_out,); ``pad`` zero steps on both ends of time (a negative
+    ``pad`` crops them). The output is (T + 2 * pad - k + 1, B, C_out).
+
+    It is ``conv1d`` on permuted views (no copies of its own), so it shares conv1d's kernel and
+    its gradients, double backward included.
+
+    Example:
+        >>> F.conv_tbc(ember.ones(5, 2, 3), ember.ones(3, 3, 4), ember.zeros(4), pad=1).shape
+        ember.Size([5, 2, 4])
+    """
+    for pos, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"conv_tbc(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    pad = _tbc_pad(pad)
+    if input.dim() != 3:
+        raise RuntimeError(f"Input must have 3 dims: time, batch, in_channel (conv_tbc got "
+                           f"input of size {list(input.shape)})")
+    if weight.dim() != 3:
+        raise RuntimeError(f"Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           f"out_channels. (conv_tbc got weight of size {list(weight.shape)})")
+    if bias.dim() != 1:
+        raise RuntimeError(f"Bias must be 1-D (conv_tbc got bias of size {list(bias.shape)})")
+    T, B, C = input.shape
+    K, Cw, Co = weight.shape
+    if bias.shape[0] != Co:
+        raise RuntimeError(f"Bias size must equal dim 2 in the weight tensor (output channels). "
+                           f"(conv_tbc got bias of size {list(bias.shape)} and weight of size "
+                           f"{list(weight.shape)})")
+    if C != Cw:
+        raise RuntimeError(f"Input dim 2 (input channels) is not == dim 1 in the weight tensor "
+                           f"(conv_tbc got input of size {list(input.shape)} and weight of size "
+                           f"{list(weight.shape)})")
+    T_out = T + 2 * pad - K + 1
+    if T_out < 0:
+        # NOTE: matches torch: the message of the output allocation
+        raise RuntimeError(f"Trying to create tensor with negative dimension {T_out}: "
+                           f"[{T_out}, {B}, {Co}]")
+    dx, dw = input._data.dtype, weight._data.dtype
+    if dx != dw:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_DT_NAME.get(dx.name, dx.name)} and {_DT_NAME.get(dw.name, dw.name)}"
+                           f" (conv_tbc: convert the weight with weight.to(input.dtype))")
+    if dx.kind == "b":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if bias._data.dtype != dx:
+        # NOTE: matches torch: the bias is cast to the input's dtype (no type check)
+        bias = bias.to(dx)
+    if T_out == 0 or K == 0:
+        # nothing to convolve (conv1d needs a kernel and an output step): the bias alone
+        y = bias.expand(T_out, B, Co).contiguous()
+        if input.requires_grad or weight.requires_grad:
+            # NOTE: matches torch: input and weight still get (zero) gradients; the sum of an
+            # empty slice is an exact 0 that reads no element (so no inf * 0 = nan)
+            y = y + (input.reshape(-1)[:0].sum() + weight.reshape(-1)[:0].sum())
+        return y
+    x = input
+    if pad < 0:  # a negative pad crops time steps from both ends
+        x = x.narrow(0, -pad, T + 2 * pad)
+        pad = 0
+    y = conv1d(x.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    # NOTE: matches torch: a contiguous (T, B, C_out) result, so that .view() works on it
+    return y.permute(2, 0, 1).contiguous()
 
 
 # ---- unfold / fold ---------------------------------------------------------------------------
