@@ -5,9 +5,10 @@ PyTorch's defaults were chosen long ago and kept so that seeds reproduce (``Line
 tuned today). ember keeps them as **version 1**, the default forever, so results reproduce;
 newer defaults are an explicit opt-in by version number, read when ``reset_parameters()`` runs:
 
-    >>> ember.nn.init.set_default_version(2)         # from now on
     >>> with ember.nn.init.default_version(2):       # for the layers built inside
     ...     m = ember.nn.Linear(4, 3)
+    >>> ember.nn.init.set_default_version(2)         # from now on
+    >>> ember.nn.init.set_default_version(1)
 
 | kind (layers)                                | version 1 (PyTorch's)                     | version 2                                     |
 |----------------------------------------------|-------------------------------------------|-----------------------------------------------|

@@ -156,7 +156,8 @@ def from_numpy(ndarray) -> Tensor:
     """A CPU tensor sharing memory with a NumPy array.
 
     Example:
-        >>> a = numpy.zeros(2); t = ember.from_numpy(a); t[0] = 1; a[0]
+        >>> import numpy
+        >>> a = numpy.zeros(2); t = ember.from_numpy(a); t[0] = 1; float(a[0])
         1.0
     """
     if not isinstance(ndarray, backend.ndarray):

@@ -153,8 +153,13 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
         tensor([7., 7.])
     """
     if alpha != 1:
-        other = mul(other, alpha)
+        other = _scaled(other, alpha)
     return _out(binary(Add, input, other), out)
+
+
+def _scaled(other, alpha):
+    """``alpha * other`` for ``add``/``sub``: a Tensor through ``mul``, a number directly."""
+    return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
@@ -166,7 +171,7 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
-        other = mul(other, alpha)
+        other = _scaled(other, alpha)
     return _out(binary(Sub, input, other), out)
 
 

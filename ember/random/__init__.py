@@ -19,7 +19,7 @@ autograd get a node whose backward is zero, as in PyTorch.
 Example:
     >>> ember.manual_seed(0)
     <ember.Generator object at ...>
-    >>> a = ember.rand(3); ember.manual_seed(0); bool((ember.rand(3) == a).all())
+    >>> a = ember.rand(3); _ = ember.manual_seed(0); bool((ember.rand(3) == a).all())
     True
 
 The code lives in sibling files: ``generator.py`` (``Generator``, seeding, state),

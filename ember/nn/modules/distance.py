@@ -37,7 +37,7 @@ class CosineSimilarity(Module):
 
     Example:
         >>> ember.nn.CosineSimilarity(dim=1)(ember.ones(2, 3), ember.ones(2, 3))
-        tensor([1., 1.])
+        tensor([1.0000, 1.0000])
     """
 
     __constants__ = ["dim", "eps"]
