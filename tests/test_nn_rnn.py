@@ -375,23 +375,24 @@ def test_primitive_gradcheck_and_composite(mode):
     h, b = 3, 2
     def t(*shape):
         return ember.tensor(rng.standard_normal(shape) * 0.7, requires_grad=True)
-    xg, h0, w = t(3 * b, g * h), t(b, h), t(g * h, h)
+    x, h0, wi, w, bi = t(3 * b, 2), t(b, h), t(g * h, 2), t(g * h, h), t(g * h)
     c0 = t(b, h) if mode == "LSTM" else None
     bh = t(g * h) if mode == "GRU" else None
     pl = uniform_plan(3, b, True)
 
-    def f(xg, h0, w, *rest):
+    def f(x, h0, wi, w, bi, *rest):
         c = rest[0] if mode == "LSTM" else None
         bb = rest[0] if mode == "GRU" else None
-        return RecurrentLayer.apply(xg, h0, c, w, bb, None, mode, pl)
+        return RecurrentLayer.apply(x, h0, c, wi, w, bi, bb, None, mode, pl)
 
     extra = [c0] if c0 is not None else ([bh] if bh is not None else [])
-    assert ember.autograd.gradcheck(f, (xg, h0, w, *extra))
+    args = (x, h0, wi, w, bi, *extra)
+    assert ember.autograd.gradcheck(f, args)
     # the Tensor-op composite (used for double backward) computes the same values
-    ref = _composite(mode, xg, h0, c0, w, bh, None, pl)
-    for a, b_ in zip(f(xg, h0, w, *extra), ref):
+    ref = _composite(mode, x, h0, c0, wi, w, bi, bh, None, pl)
+    for a, b_ in zip(f(*args), ref):
         _close(a, b_, 1e-12)
-    assert ember.autograd.gradgradcheck(f, (xg, h0, w, *extra))
+    assert ember.autograd.gradgradcheck(f, args)
 
 
 @needs_torch

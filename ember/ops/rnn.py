@@ -1,13 +1,12 @@
 """Recurrent layers as sequence primitives: the engine behind ``nn.RNN``, ``nn.LSTM``, ``nn.GRU``
 and their cells (nn-only; not an op family of ``ember``).
 
-One layer in one direction is one ``Function``, ``RecurrentLayer``. Its input is the input
-projection ``x @ W_ih.T + b`` of every time step, computed beforehand in a single GEMM by
-``F.linear`` (so that part of the graph is ordinary ops); the primitive runs the recurrence
-over the steps on raw arrays: per step one GEMM ``h @ W_hh.T`` and the gates' pointwise math in
-a few in-place NumPy calls, writing into preallocated ``(N, ...)`` buffers. Its backward walks
-the steps in reverse the same way and computes ``dW_hh`` (and ``dW_hr``) with one GEMM each
-over all steps afterwards. Per-step Python work is a handful of array calls.
+One layer in one direction is one ``Function``, ``RecurrentLayer``, on raw arrays: the input
+projection ``x @ W_ih.T + b`` of every time step in one GEMM, then the recurrence over the
+steps: per step one GEMM with ``W_hh`` and the gates' pointwise math in a few in-place NumPy
+calls into preallocated buffers. Its backward walks the steps in reverse the same way and
+computes the weight gradients with one GEMM each over all steps afterwards. Per-step Python
+work is a handful of array calls.
 
 Sequences are laid out *packed*, as PyTorch's ``PackedSequence``: ``data`` is ``(N, features)``
 with the rows of step ``t`` contiguous, ``batch_sizes[t]`` of them, non-increasing in ``t``. A
@@ -16,10 +15,15 @@ padded ``(T, B, features)`` input is the case ``batch_sizes = (B,) * T``. A ``_P
 previous hidden state lives (the initial state, the rows of the step before, or, in the
 reverse direction when the batch grows, both).
 
-A step's gates go through one ``exp`` call: ``sigmoid(x) = 1 / (1 + exp(-x))`` and the LSTM's
-``tanh(x) = 2 sigmoid(2x) - 1``; the factors -1 and -2 are folded into copies of the
-projections and of ``W_hh`` made once per call (exact in floating point). NumPy's ``exp`` is
-about twice as fast as its ``tanh``.
+The LSTM on a padded input (the common case, and ``LSTMCell``) runs feature-major: each step's
+quantities are contiguous ``(features, B)`` blocks, as NumPy's per-call cost on non-contiguous
+operands is as large as the arithmetic at these sizes (see "LSTM over a padded batch" below).
+The other cases run row-major on ``(rows, features)`` blocks.
+
+Gates go through one ``exp`` call per step: ``sigmoid(x) = 1 / (1 + exp(-x))`` and the LSTM's
+``tanh(x) = 2 sigmoid(2x) - 1``; the factors -1 and -2 are folded into copies of the weights
+made once per call (exact in floating point). NumPy's ``exp`` is about twice as fast as its
+``tanh``.
 
 ``backward`` is written on arrays for speed. When a graph of the backward is asked for
 (``create_graph=True``), it instead recomputes the layer with Tensor ops (``_composite``) and
@@ -29,7 +33,7 @@ differentiates that, so double backward works; tests compare the two paths.
 from __future__ import annotations
 
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function
+from ember.autograd.function import NOGRAD_CTX, Function
 from ember.ops._dispatch import xp_of
 from ember.tensor import _wrap
 
@@ -412,60 +416,284 @@ def _rnn_backward(ctx, gy, ghn, y, h0, w_hh, relu, pl):
     return dg, dh0, None, dg.T.dot(pl.previous(y, h0, xp)), None, None
 
 
+# ---- LSTM over a padded batch: feature-major steps -------------------------------------------
+# NumPy pays a few microseconds per call on top of the arithmetic for operands that are not
+# contiguous (a gate's columns of a (B, 4H) block are not), which at these sizes is as much as
+# the arithmetic. So on a padded input (every step has the whole batch) the LSTM keeps each
+# step's quantities as contiguous (features, B) blocks: the recurrent GEMM is W @ h_prev with
+# h_prev (P, B), and every gate is a run of H rows. Blocks are indexed by *position* 0..T along
+# the sequence: step t reads the state at position t (t + 1 in reverse) and writes the next;
+#   S  (T + 1, 5H, B)  at a step's read position: its gates [o, i, f, g] (the weights' rows
+#                      reordered, so that [i, f] and [g, c_prev] are adjacent pairs) and the
+#                      cell state at that position (c_prev; the final position holds c_n)
+#   Y  (T + 1, P, B)   the hidden state at each position, h0 included
+#   D  (T + 1, 6H, B)  backward, at the read position: [dc, do, di, df, dg, dc_prev] (the
+#                      gate gradients contiguous for the GEMM, dc ahead of do and dc_prev
+#                      after dg so that dh * [k, po] and dc * [qi, qf, qg, f] are one call)
+# Sequence-long work is vectorised over all steps: the input projection of every step is one
+# batched GEMM (bias folded in as a row of ones), and the weight gradients are one GEMM each
+# over the (4H, T * B) gate gradients.
+def _gate_perm(xp, w, h, factors, out):
+    """``out`` = rows of ``w`` (gate order i, f, g, o) in the order o, i, f, g, each gate
+    multiplied by its factor (``factors`` in the order o, i, f, g)."""
+    fo, fi, ff, fg = factors
+    xp.multiply(w[3 * h:], fo, out=out[:h])
+    if fi == ff:
+        xp.multiply(w[:2 * h], fi, out=out[h:3 * h])
+    else:
+        xp.multiply(w[:h], fi, out=out[h:2 * h])
+        xp.multiply(w[h:2 * h], ff, out=out[2 * h:3 * h])
+    xp.multiply(w[2 * h:3 * h], fg, out=out[3 * h:])
+    return out
+
+
+def _positions(pl):
+    """``(order, read, write, init, final)``: the steps in processing order, the position each
+    step reads its state from and writes its new state to, and the first and last position."""
+    t = len(pl.steps)
+    if pl.reverse:
+        return range(t - 1, -1, -1), 1, 0, t, 0
+    return range(t), 0, 1, 0, t
+
+
+def _swap01(src, out):
+    """``out[...] = src.transpose(1, 0, 2)`` for 3-D arrays: moved as whole rows of the last
+    axis (one opaque item each, where the backend has such dtypes), as the elementwise copy
+    pays NumPy's per-row iteration cost on these short rows."""
+    xp = xp_of(src)
+    if hasattr(xp, "void") and src.strides[2] == src.itemsize and out.flags.c_contiguous:
+        row = xp.dtype((xp.void, src.shape[2] * src.itemsize))
+        try:
+            out.view(row)[..., 0][...] = src.view(row)[..., 0].transpose(1, 0)
+            return
+        except ValueError:  # a view NumPy cannot reinterpret: copy element by element
+            pass
+    out[...] = src.transpose(1, 0, 2)
+
+
+def _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl):
+    xp = xp_of(x)
+    dt = x.dtype
+    n, k = x.shape
+    g4 = w_ih.shape[0]
+    h = g4 // 4
+    p = h0.shape[1]
+    bsz = pl.batch
+    t_len = n // bsz
+    order, rd, wr, init, final = _positions(pl)
+    # -x for the sigmoid gates o, i, f; -2x for g: 2 / (1 + exp(-2x)) - 1 = tanh(x)
+    factors = (-1, -1, -1, -2)
+    kb = k + (b is not None)
+    wa = xp.empty((g4, kb), dt)
+    _gate_perm(xp, w_ih, h, factors, wa[:, :k])
+    xa = xp.empty((t_len, kb, bsz), dt)
+    xa[:, :k] = x.reshape(t_len, bsz, k).transpose(0, 2, 1)
+    if b is not None:
+        _gate_perm(xp, b[:, None], h, factors, wa[:, k:])
+        xa[:, k] = 1
+    xs = xp.matmul(wa, xa)  # (T, 4H, B): every step's input projection
+    ws = _gate_perm(xp, w_hh, h, factors, xp.empty((g4, p), dt))
+    num = xp.empty((g4, bsz), dt)  # 2 / (1 + e) for g leaves tanh + 1
+    num[:3 * h] = 1
+    num[3 * h:] = 2
+    s_all = xp.empty((t_len + 1, 5 * h, bsz), dt)
+    s4 = s_all.reshape(t_len + 1, 5, h, bsz)
+    s4[init, 4] = c0.T
+    y_all = xp.empty((t_len + 1, p, bsz), dt)
+    y_all[init] = h0.T
+    tc_all = xp.empty((t_len, h, bsz), dt)  # tanh(c)
+    proj = w_hr is not None
+    m_all = xp.empty((t_len, h, bsz), dt) if proj else None
+    gbuf = xp.empty((g4, bsz), dt)
+    # [i g, f c_prev] per step: kept for backward (i g gives i (1 - g^2) in one call less)
+    record = ctx is not NOGRAD_CTX
+    pb_all = xp.empty((t_len if record else 1, 2 * h, bsz), dt)
+    h1, h3, h4 = h, 3 * h, 4 * h
+    dot, multiply, add, exp, tanh = xp.dot, xp.multiply, xp.add, xp.exp, xp.tanh
+    for t in order:
+        st = s_all[t + rd]
+        a = st[:h4]
+        # the product lands in a small reused buffer (kept in cache), then joins the inputs
+        dot(ws, y_all[t + rd], out=gbuf)
+        add(gbuf, xs[t], out=a)
+        exp(a, out=a)
+        add(a, 1, out=a)
+        xp.divide(num, a, out=a)
+        gg = st[h3:h4]
+        xp.subtract(gg, 1, out=gg)
+        pb = pb_all[t if record else 0]
+        multiply(st[h1:h3], st[h3:], out=pb)  # [i g, f c_prev]
+        c = s_all[t + wr][h4:]
+        add(pb[:h1], pb[h1:], out=c)
+        tc = tc_all[t]
+        tanh(c, out=tc)
+        if proj:
+            mm = m_all[t]
+            multiply(st[:h1], tc, out=mm)
+            dot(w_hr, mm, out=y_all[t + wr])
+        else:
+            multiply(st[:h1], tc, out=y_all[t + wr])
+    # row-major hidden states (B, P) per position: the output, and the GEMM operand of dW_hh
+    y_rows = xp.ascontiguousarray(y_all.transpose(0, 2, 1))
+    ctx.arrays = (s_all, tc_all, y_rows, m_all, y_all, pb_all)
+    y = y_rows[wr:wr + t_len].reshape(n, p)
+    return y, y_rows[final].copy(), xp.ascontiguousarray(s4[final, 4].T)
+
+
+def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
+    xp = xp_of(gy)
+    s_all, tc_all, y_rows, m_all, y_all, pb_all = ctx.arrays
+    t_len, h, bsz = tc_all.shape
+    n = t_len * bsz
+    p = y_rows.shape[2]
+    g4 = 4 * h
+    dt = gy.dtype
+    order, rd, wr, init, final = _positions(pl)
+    st = s_all.reshape(t_len + 1, 5, h, bsz)[rd:rd + t_len]  # [o, i, f, g, c_prev] per step
+    o, i, f, g = st[:, 0], st[:, 1], st[:, 2], st[:, 3]
+    multiply, subtract = xp.multiply, xp.subtract
+    # every step's local derivatives at once; with dh, dc the gradients reaching a step's h
+    # and c (dc: from the next step, and through h), m = o tanh(c) (h without projection):
+    #   dc = dh k + dc_next            k = o (1 - tanh(c)^2) = o - m tanh(c)
+    #   d o pre-activation = dh po     po = tanh(c) o (1 - o)
+    #   d [i, f, g] pre-activations = dc [g i (1 - i), c_prev f (1 - f), i (1 - g^2)]
+    #   d c_prev = dc f                i (1 - g^2) = i - (i g) g
+    s3 = xp.subtract(1, st[:, :3])
+    s3 *= st[:, :3]  # [o (1 - o), i (1 - i), f (1 - f)]
+    kp = xp.empty((t_len, 2, h, bsz), dt)  # [k, po]
+    k = kp[:, 0]
+    m = m_all if m_all is not None else y_all[wr:wr + t_len]
+    multiply(m, tc_all, out=k)
+    subtract(o, k, out=k)
+    multiply(s3[:, 0], tc_all, out=kp[:, 1])
+    q = xp.empty((t_len, 4, h, bsz), dt)  # [qi, qf, qg, f]
+    multiply(s3[:, 1:], st[:, 3:], out=q[:, :2])
+    qg = q[:, 2]
+    multiply(pb_all[:, 0:h], g, out=qg)
+    subtract(i, qg, out=qg)
+    q[:, 3] = f
+    dy_all = xp.empty((t_len + 1, p, bsz), dt)  # gradients reaching each position's h
+    dy_all[wr:wr + t_len] = gy.reshape(t_len, bsz, p).transpose(0, 2, 1)
+    dy_all[init] = 0
+    dy_all[final] += ghn.T
+    d_all = xp.empty((t_len + 1, 6 * h, bsz), dt)
+    d6 = d_all.reshape(t_len + 1, 6, h, bsz)
+    d6[final, 5] = gcn.T  # what reaches c_n, read as the carried dc of the last step
+    # W_hh^T with the gate columns in the order of the gradients' rows
+    whh_t = _gate_perm(xp, w_hh, h, (1, 1, 1, 1), xp.empty((g4, p), dt)).T
+    proj = w_hr is not None
+    dm = xp.empty((h, bsz), dt) if proj else None
+    whr_t = w_hr.T if proj else None
+    tmp = xp.empty((p, bsz), dt)
+    dot, add = xp.dot, xp.add
+    for t in reversed(order):
+        dh = dy_all[t + wr]
+        if proj:
+            dh = dot(whr_t, dh, out=dm)
+        dblk = d6[t + rd]
+        multiply(dh, kp[t], out=dblk[:2])  # [dc through h, do]
+        dc = dblk[0]
+        add(dc, d6[t + wr, 5], out=dc)
+        multiply(dc, q[t], out=dblk[2:])  # [di, df, dg, dc_prev]
+        dot(whh_t, d_all[t + rd, h:5 * h], out=tmp)  # d h_prev = W_hh^T d gates
+        dp = dy_all[t + rd]
+        add(dp, tmp, out=dp)
+    # the gate gradients as (4H, T * B) in the weights' gate order, columns in data-row order
+    dg = xp.empty((g4, t_len, bsz), dt)
+    blk = d_all[rd:rd + t_len]
+    _swap01(blk[:, 2 * h:5 * h], dg[:3 * h])
+    _swap01(blk[:, h:2 * h], dg[3 * h:])
+    dg = dg.reshape(g4, n)
+    dx = dg.T.dot(w_ih) if needs[0] else None
+    dw_ih = dg.dot(x) if needs[3] else None
+    dw_hh = dg.dot(y_rows[rd:rd + t_len].reshape(n, p)) if needs[4] else None
+    db = dg.sum(1) if needs[5] else None
+    dw_hr = None
+    if proj and needs[7]:
+        dym = dy_all[wr:wr + t_len].transpose(1, 0, 2).reshape(p, n)
+        dw_hr = dym.dot(m_all.transpose(1, 0, 2).reshape(h, n).T)
+    dh0 = xp.ascontiguousarray(dy_all[init].T)
+    dc0 = xp.ascontiguousarray(d6[init, 5].T)
+    return dx, dh0, dc0, dw_ih, dw_hh, db, None, dw_hr
+
+
 # ---- the primitive ---------------------------------------------------------------------------
 class RecurrentLayer(Function):
     """One recurrent layer in one direction over a packed sequence.
 
-    ``forward(xg, h0, c0, w_hh, b_hh, w_hr, mode, plan)``: ``xg`` ``(N, gates * H)`` the input
-    projections (for LSTM and RNN both biases included; for GRU only ``b_ih``, as its
-    ``b_hn`` sits inside ``r * (W_hn h + b_hn)`` and is passed as ``b_hh``), ``h0`` ``(B, P)``,
-    ``c0`` ``(B, H)`` (LSTM only), ``w_hr`` the LSTM projection or None; ``mode`` one of
-    ``"LSTM"``, ``"GRU"``, ``"RNN_TANH"``, ``"RNN_RELU"``. Returns ``(y, h_n)`` or, for the
-    LSTM, ``(y, h_n, c_n)``; ``y`` is ``(N, P)``.
+    ``forward(x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, mode, plan)``: ``x`` ``(N, I)`` the input
+    rows, ``h0`` ``(B, P)``, ``c0`` ``(B, H)`` (LSTM only), ``w_ih`` ``(gates * H, I)``, ``b``
+    the bias added to the input projection (for LSTM and RNN ``b_ih + b_hh``; for GRU
+    ``b_ih``, as its ``b_hn`` sits inside ``r * (W_hn h + b_hn)`` and is passed as ``b_hh``),
+    ``w_hr`` the LSTM projection or None; ``mode`` one of ``"LSTM"``, ``"GRU"``,
+    ``"RNN_TANH"``, ``"RNN_RELU"``. Returns ``(y, h_n)`` or, for the LSTM, ``(y, h_n, c_n)``;
+    ``y`` is ``(N, P)``.
     """
 
     _array_forward = True
     _node_name = "RecurrentLayerBackward0"
 
     @staticmethod
-    def forward(ctx, xg, h0, c0, w_hh, b_hh, w_hr, mode, pl):
+    def forward(ctx, x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, mode, pl):
         ctx.mode = mode
         ctx.plan = pl
-        if mode == "LSTM":
-            out = _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl)
-        elif mode == "GRU":
-            out = _gru_forward(ctx, xg, h0, w_hh, b_hh, pl)
+        if mode == "LSTM" and pl.uniform:
+            out = _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl)
         else:
-            out = _rnn_forward(ctx, xg, h0, w_hh, mode == "RNN_RELU", pl)
-        ctx.save_for_backward(xg, h0, c0, w_hh, b_hh, w_hr, out[0])
+            xg = x.dot(w_ih.T)  # the input projection of every step in one GEMM
+            if b is not None:
+                xg += b.reshape(1, -1)
+            if mode == "LSTM":
+                out = _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl)
+            elif mode == "GRU":
+                out = _gru_forward(ctx, xg, h0, w_hh, b_hh, pl)
+            else:
+                out = _rnn_forward(ctx, xg, h0, w_hh, mode == "RNN_RELU", pl)
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, out[0])
         return out
 
     @staticmethod
     def backward(ctx, gy, ghn, gcn=None):
-        xg, h0, c0, w_hh, b_hh, w_hr, y = ctx.saved_tensors
+        x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, y = ctx.saved_tensors
         mode, pl = ctx.mode, ctx.plan
         if _state.enabled:  # create_graph: differentiate the Tensor-op version instead
-            return _composite_backward(ctx, (gy, ghn, gcn), xg, h0, c0, w_hh, b_hh, w_hr)
+            return _composite_backward(ctx, (gy, ghn, gcn), x, h0, c0, w_ih, w_hh, b, b_hh,
+                                       w_hr)
         d = lambda t: None if t is None else t._data  # noqa: E731
-        if mode == "LSTM":
-            grads = _lstm_backward(ctx, gy._data, ghn._data, gcn._data, y._data, h0._data,
-                                   c0._data, w_hh._data, d(w_hr), pl)
-        elif mode == "GRU":
-            grads = _gru_backward(ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data,
-                                  d(b_hh), pl)
-        else:
-            grads = _rnn_backward(ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data,
-                                  mode == "RNN_RELU", pl)
         needs = ctx.needs_input_grad
+        if mode == "LSTM" and pl.uniform:
+            grads = _lstm_fm_backward(ctx, gy._data, ghn._data, gcn._data, x._data, w_ih._data,
+                                      w_hh._data, d(w_hr), needs, pl)
+        else:
+            if mode == "LSTM":
+                dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _lstm_backward(
+                    ctx, gy._data, ghn._data, gcn._data, y._data, h0._data, c0._data,
+                    w_hh._data, d(w_hr), pl)
+            elif mode == "GRU":
+                dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _gru_backward(
+                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data, d(b_hh), pl)
+            else:
+                dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _rnn_backward(
+                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data,
+                    mode == "RNN_RELU", pl)
+            # through the input projection xg = x W_ih^T + b
+            dx = dxg.dot(w_ih._data) if needs[0] else None
+            dw_ih = dxg.T.dot(x._data) if needs[3] else None
+            db = dxg.sum(0) if needs[5] else None
+            grads = (dx, dh0, dc0, dw_ih, dw_hh, db, db_hh, dw_hr)
         out = [_wrap(g) if g is not None and needs[j] else None
                for j, g in enumerate(grads)]
         return (*out, None, None)
 
 
 # ---- the same computation with Tensor ops (double backward, and the tests' reference) -------
-def _composite(mode, xg, h0, c0, w_hh, b_hh, w_hr, pl):
+def _composite(mode, x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, pl):
     """``RecurrentLayer``'s outputs computed with differentiable Tensor ops, step by step."""
     from ember.ops.joining import cat
+
+    xg = x @ w_ih.mT
+    if b is not None:
+        xg = xg + b
 
     state_h = h0
     state_c = c0
@@ -507,14 +735,15 @@ def _composite(mode, xg, h0, c0, w_hh, b_hh, w_hr, pl):
 def _composite_backward(ctx, grads, *inputs):
     from ember.autograd.engine import grad as autograd_grad
 
-    needs = ctx.needs_input_grad[:6]
+    k = len(inputs)
+    needs = ctx.needs_input_grad[:k]
     # aliases through a view, so the inner ``grad`` stops at them and leaves the outer graph
     alias = [t.view(t.shape) if t is not None else None for t in inputs]
     outs = _composite(ctx.mode, *alias, ctx.plan)
-    want = [j for j in range(6) if needs[j] and alias[j] is not None]
+    want = [j for j in range(k) if needs[j] and alias[j] is not None]
     got = autograd_grad(outs, [alias[j] for j in want], grads[:len(outs)],
                         create_graph=True, allow_unused=True)
-    res = [None] * 6
+    res = [None] * k
     for j, g in zip(want, got):
         res[j] = g
     return (*res, None, None)

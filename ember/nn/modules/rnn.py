@@ -1,10 +1,10 @@
 """RNN, LSTM, GRU and their cells (PyTorch's ``torch.nn.modules.rnn``).
 
-A layer is computed per direction as one GEMM for the input projections of all time steps
-(``F.linear`` on the ``(N, input_size)`` rows) and one ``RecurrentLayer`` primitive for the
-recurrence (``ember/ops/rnn.py``). Padded input ``(T, B, *)`` is handled as a packed sequence
-whose batch sizes are all ``B``; a ``PackedSequence`` input is run on its own batch sizes, so
-each sequence's final state is the one at its true last step.
+A layer is computed per direction by one ``RecurrentLayer`` primitive (``ember/ops/rnn.py``):
+one GEMM for the input projections of all time steps, then the recurrence. Padded input
+``(T, B, *)`` is handled as a packed sequence whose batch sizes are all ``B``; a
+``PackedSequence`` input is run on its own batch sizes, so each sequence's final state is the
+one at its true last step.
 """
 
 from __future__ import annotations
@@ -295,14 +295,13 @@ def _layers(m: RNNBase, x: Tensor, plans, h0, c0):
             else:
                 b = ws[2] + ws[3]
             w_hr = ws[-1] if proj else None
-            xg = F.linear(x, w_ih, b)
             hk = h0[k] if h0 is not None else zeros(batch, p_size, dtype=x.dtype,
                                                     device=x.device)
             ck = None
             if lstm:
                 ck = c0[k] if c0 is not None else zeros(batch, m.hidden_size, dtype=x.dtype,
                                                         device=x.device)
-            res = RecurrentLayer.apply(xg, hk, ck, w_hh, b_hh, w_hr, mode, plans[d])
+            res = RecurrentLayer.apply(x, hk, ck, w_ih, w_hh, b, b_hh, w_hr, mode, plans[d])
             outs.append(res[0])
             hs.append(res[1])
             if lstm:
@@ -472,9 +471,8 @@ class RNNCellBase(Module):
             b, gh_b = b_ih, b_hh
         else:
             b, gh_b = b_ih + b_hh, None
-        xg = F.linear(input, self.weight_ih, b)
-        res = RecurrentLayer.apply(xg, h0, c0, self.weight_hh, gh_b, None, mode,
-                                   uniform_plan(1, batch, False))
+        res = RecurrentLayer.apply(input, h0, c0, self.weight_ih, self.weight_hh, b, gh_b, None,
+                                   mode, uniform_plan(1, batch, False))
         if lstm:
             h, c = res[0], res[2]
             return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
