@@ -607,3 +607,16 @@ def test_meta_backward_and_data_dependent_errors():
         ember.allclose(x.detach(), x.detach())
     with pytest.raises(RuntimeError, match="meta"):
         ember.equal(x.detach(), x.detach())
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "rsub"])
+@pytest.mark.parametrize("other", [2, 2.5])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_alpha_with_a_number_operand_matches_torch(op, other, dtype):
+    if dtype == "int64" and isinstance(other, float):
+        pytest.skip("promotes to float: covered by the float rows")
+    torch = _torch()
+    ours = getattr(ember, op)(ember.arange(4).to(getattr(ember, dtype)), other, alpha=3)
+    theirs = getattr(torch, op)(torch.arange(4).to(getattr(torch, dtype)), other, alpha=3)
+    assert str(ours.dtype)[6:] == str(theirs.dtype)[6:]
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
