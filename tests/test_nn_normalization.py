@@ -139,6 +139,11 @@ def test_layer_norm_sizes_offsets_and_random_grads(shape, affine, dtype, rtol):
     if affine:
         _close(w.grad, tw.grad, rtol, rtol * 100)
         _close(b.grad, tb.grad, rtol, rtol * 100)
+        # parameter gradients alone (no dx)
+        gw, gb = ember.autograd.grad(F.layer_norm(x.detach(), (n,), w, b), (w, b),
+                                     ember.tensor(g, dtype=edt))
+        _close(gw, tw.grad, rtol, rtol * 100)
+        _close(gb, tb.grad, rtol, rtol * 100)
 
 
 def test_layer_norm_gradcheck_and_gradgradcheck():
