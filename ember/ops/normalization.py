@@ -2,10 +2,11 @@
 
 ``layer_norm`` and ``batch_norm`` are primitives rather than compositions of ``mean``/``var``
 because both sit in every training step of the models they serve: forward runs on raw arrays
-in a few passes (sums are BLAS products or einsum reductions, without temporaries), and the
-first-order backward is the closed form on arrays. When backward itself is recorded
-(``create_graph=True``) the same closed form is evaluated with Tensor ops on the saved input, so
-double backward works (layer_norm forward + backward measured ~1.9x faster than the composite).
+in a few passes (sums are one-thread BLAS matrix-vector products or einsum reductions, without
+temporaries; large arrays slab by slab, in cache), and the first-order backward is the closed
+form on arrays. When backward itself is recorded (``create_graph=True``) the same closed form is
+evaluated with Tensor ops on the saved input, so double backward works (layer_norm forward +
+backward measured ~2.2x faster than the composite on (16, 64, 128) float32).
 
 Dropout's masks are drawn here from ember's generator and applied by one multiply (``MaskMul``,
 torch's ``MulBackward0``); alpha dropout adds an offset (``MaskAffine``).
@@ -44,9 +45,10 @@ def _acc(x):
 _BLAS_MAX = 1 << 18
 
 
-# Element-wise passes over arrays of more than _SLAB_MIN elements run slab by slab, _SLAB
-# elements (1 MB of float32) at a time, so a slab's later passes read what its first pass left in
-# cache (measured ~20% faster on 2M elements; no gain below ~1M, where the loop only costs).
+# Element-wise passes over large arrays run slab by slab, _SLAB elements (1 MB of float32) at a
+# time, so a slab's later passes read what its first pass left in cache: layer_norm always (its
+# rows are independent: the whole forward or backward runs per slab), batch_norm's backward past
+# _SLAB_MIN elements (measured ~20% faster on 2M elements; no gain below ~1M).
 _SLAB = 1 << 18
 _SLAB_MIN = 1 << 20
 
@@ -89,21 +91,6 @@ def _colsum(a):
 def _rowdot(a, b):
     """Row-wise dot products of two 2-D arrays as an ``(m, 1)`` column, in one pass."""
     return xp_of(a).einsum("ij,ij->i", a, b).reshape(-1, 1)
-
-
-def _outer(r, w):
-    """``r (x) w`` as a new ``(m, n)`` array: K=1 GEMMs (measured ~1.5x faster than NumPy's
-    broadcasting multiply)."""
-    m, n = r.shape[0], w.shape[0]
-    w1 = w.reshape(1, n)
-    if m * n <= _BLAS_MAX:
-        return r.reshape(m, 1).dot(w1)
-    xp = xp_of(r)
-    out = xp.empty((m, n), dtype=xp.result_type(r, w))
-    step = max(1, _BLAS_MAX // n)
-    for i in range(0, m, step):
-        xp.dot(r[i:i + step].reshape(-1, 1), w1, out=out[i:i + step])
-    return out
 
 
 # ---- layer_norm --------------------------------------------------------------------------------
