@@ -426,13 +426,14 @@ def _rnn_backward(ctx, gy, ghn, y, h0, w_hh, relu, pl):
 #   S  (T + 1, 5H, B)  at a step's read position: its gates [o, i, f, g] (the weights' rows
 #                      reordered, so that [i, f] and [g, c_prev] are adjacent pairs) and the
 #                      cell state at that position (c_prev; the final position holds c_n)
-#   Y  (T + 1, P, B)   the hidden state at each position, h0 included
+#   Y  (T + 1, P + I + 1, B)  the hidden state at each position (h0 included), then the
+#                      input of the step that reads it and a row of ones (the bias)
 #   D  (T + 1, 6H, B)  backward, at the read position: [dc, do, di, df, dg, dc_prev] (the
 #                      gate gradients contiguous for the GEMM, dc ahead of do and dc_prev
 #                      after dg so that dh * [k, po] and dc * [qi, qf, qg, f] are one call)
-# Sequence-long work is vectorised over all steps: the input projection of every step is one
-# batched GEMM (bias folded in as a row of ones), and the weight gradients are one GEMM each
-# over the (4H, T * B) gate gradients.
+# Each step's two projections are one GEMM, [W_hh | W_ih | b] @ [h_prev; x_t; 1] (the inputs
+# sit below each position's hidden state in Y); the weight gradients are one GEMM each over
+# the (4H, T * B) gate gradients.
 def _gate_perm(xp, w, h, factors, out):
     """``out`` = rows of ``w`` (gate order i, f, g, o) in the order o, i, f, g, each gate
     multiplied by its factor (``factors`` in the order o, i, f, g)."""
@@ -483,58 +484,61 @@ def _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl):
     order, rd, wr, init, final = _positions(pl)
     # -x for the sigmoid gates o, i, f; -2x for g: 2 / (1 + exp(-2x)) - 1 = tanh(x)
     factors = (-1, -1, -1, -2)
-    kb = k + (b is not None)
-    wa = xp.empty((g4, kb), dt)
-    _gate_perm(xp, w_ih, h, factors, wa[:, :k])
-    xa = xp.empty((t_len, kb, bsz), dt)
-    xa[:, :k] = x.reshape(t_len, bsz, k).transpose(0, 2, 1)
+    # one GEMM per step for both projections: [W_hh | W_ih | b] @ [h_prev; x_t; 1]
+    kb = p + k + (b is not None)
+    wc = xp.empty((g4, kb), dt)
+    _gate_perm(xp, w_hh, h, factors, wc[:, :p])
+    _gate_perm(xp, w_ih, h, factors, wc[:, p:p + k])
+    y_all = xp.empty((t_len + 1, kb, bsz), dt)  # per position [h; x of the step reading h; 1]
+    y_all[rd:rd + t_len, p:p + k] = x.reshape(t_len, bsz, k).transpose(0, 2, 1)
     if b is not None:
-        _gate_perm(xp, b[:, None], h, factors, wa[:, k:])
-        xa[:, k] = 1
-    xs = xp.matmul(wa, xa)  # (T, 4H, B): every step's input projection
-    ws = _gate_perm(xp, w_hh, h, factors, xp.empty((g4, p), dt))
+        _gate_perm(xp, b[:, None], h, factors, wc[:, p + k:])
+        y_all[rd:rd + t_len, p + k] = 1
     num = xp.empty((g4, bsz), dt)  # 2 / (1 + e) for g leaves tanh + 1
     num[:3 * h] = 1
     num[3 * h:] = 2
     s_all = xp.empty((t_len + 1, 5 * h, bsz), dt)
     s4 = s_all.reshape(t_len + 1, 5, h, bsz)
     s4[init, 4] = c0.T
-    y_all = xp.empty((t_len + 1, p, bsz), dt)
-    y_all[init] = h0.T
+    y_all[init, :p] = h0.T
     tc_all = xp.empty((t_len, h, bsz), dt)  # tanh(c)
     proj = w_hr is not None
     m_all = xp.empty((t_len, h, bsz), dt) if proj else None
-    gbuf = xp.empty((g4, bsz), dt)
     # [i g, f c_prev] per step: kept for backward (i g gives i (1 - g^2) in one call less)
-    record = ctx is not NOGRAD_CTX
+    record = int(ctx is not NOGRAD_CTX)
     pb_all = xp.empty((t_len if record else 1, 2 * h, bsz), dt)
+    # 1 as an array: NumPy takes an array operand faster than a Python number
+    one = xp.ones((g4, bsz), dt)
+    one_h = one[:h]
+    c_all = s4[:, 4]
+    h_all = y_all[:, :p]
     h1, h3, h4 = h, 3 * h, 4 * h
-    dot, multiply, add, exp, tanh = xp.dot, xp.multiply, xp.add, xp.exp, xp.tanh
+    dot, multiply, add, subtract = xp.dot, xp.multiply, xp.add, xp.subtract
+    exp, tanh, divide = xp.exp, xp.tanh, xp.divide
+    # (ufunc outputs passed positionally: a little less call overhead than out=)
     for t in order:
         st = s_all[t + rd]
         a = st[:h4]
-        # the product lands in a small reused buffer (kept in cache), then joins the inputs
-        dot(ws, y_all[t + rd], out=gbuf)
-        add(gbuf, xs[t], out=a)
-        exp(a, out=a)
-        add(a, 1, out=a)
-        xp.divide(num, a, out=a)
+        dot(wc, y_all[t + rd], a)
+        exp(a, a)
+        add(a, one, a)
+        divide(num, a, a)
         gg = st[h3:h4]
-        xp.subtract(gg, 1, out=gg)
-        pb = pb_all[t if record else 0]
-        multiply(st[h1:h3], st[h3:], out=pb)  # [i g, f c_prev]
-        c = s_all[t + wr][h4:]
-        add(pb[:h1], pb[h1:], out=c)
+        subtract(gg, one_h, gg)
+        pb = pb_all[t * record]
+        multiply(st[h1:h3], st[h3:], pb)  # [i g, f c_prev]
+        c = c_all[t + wr]
+        add(pb[:h1], pb[h1:], c)
         tc = tc_all[t]
-        tanh(c, out=tc)
+        tanh(c, tc)
         if proj:
             mm = m_all[t]
-            multiply(st[:h1], tc, out=mm)
-            dot(w_hr, mm, out=y_all[t + wr])
+            multiply(st[:h1], tc, mm)
+            dot(w_hr, mm, h_all[t + wr])
         else:
-            multiply(st[:h1], tc, out=y_all[t + wr])
+            multiply(st[:h1], tc, h_all[t + wr])
     # row-major hidden states (B, P) per position: the output, and the GEMM operand of dW_hh
-    y_rows = xp.ascontiguousarray(y_all.transpose(0, 2, 1))
+    y_rows = xp.ascontiguousarray(y_all[:, :p].transpose(0, 2, 1))
     ctx.arrays = (s_all, tc_all, y_rows, m_all, y_all, pb_all)
     y = y_rows[wr:wr + t_len].reshape(n, p)
     return y, y_rows[final].copy(), xp.ascontiguousarray(s4[final, 4].T)
@@ -562,7 +566,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     s3 *= st[:, :3]  # [o (1 - o), i (1 - i), f (1 - f)]
     kp = xp.empty((t_len, 2, h, bsz), dt)  # [k, po]
     k = kp[:, 0]
-    m = m_all if m_all is not None else y_all[wr:wr + t_len]
+    m = m_all if m_all is not None else y_all[wr:wr + t_len, :p]
     multiply(m, tc_all, out=k)
     subtract(o, k, out=k)
     multiply(s3[:, 0], tc_all, out=kp[:, 1])
@@ -586,18 +590,20 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     whr_t = w_hr.T if proj else None
     tmp = xp.empty((p, bsz), dt)
     dot, add = xp.dot, xp.add
+    dcp = d6[:, 5]
+    dgates = d_all[:, h:5 * h]
     for t in reversed(order):
         dh = dy_all[t + wr]
         if proj:
-            dh = dot(whr_t, dh, out=dm)
+            dh = dot(whr_t, dh, dm)
         dblk = d6[t + rd]
-        multiply(dh, kp[t], out=dblk[:2])  # [dc through h, do]
+        multiply(dh, kp[t], dblk[:2])  # [dc through h, do]
         dc = dblk[0]
-        add(dc, d6[t + wr, 5], out=dc)
-        multiply(dc, q[t], out=dblk[2:])  # [di, df, dg, dc_prev]
-        dot(whh_t, d_all[t + rd, h:5 * h], out=tmp)  # d h_prev = W_hh^T d gates
+        add(dc, dcp[t + wr], dc)
+        multiply(dc, q[t], dblk[2:])  # [di, df, dg, dc_prev]
+        dot(whh_t, dgates[t + rd], tmp)  # d h_prev = W_hh^T d gates
         dp = dy_all[t + rd]
-        add(dp, tmp, out=dp)
+        add(dp, tmp, dp)
     # the gate gradients as (4H, T * B) in the weights' gate order, columns in data-row order
     dg = xp.empty((g4, t_len, bsz), dt)
     blk = d_all[rd:rd + t_len]
@@ -607,7 +613,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     dx = dg.T.dot(w_ih) if needs[0] else None
     dw_ih = dg.dot(x) if needs[3] else None
     dw_hh = dg.dot(y_rows[rd:rd + t_len].reshape(n, p)) if needs[4] else None
-    db = dg.sum(1) if needs[5] else None
+    db = dg.dot(xp.ones(n, dt)) if needs[5] else None  # (a GEMV: faster than sum here)
     dw_hr = None
     if proj and needs[7]:
         dym = dy_all[wr:wr + t_len].transpose(1, 0, 2).reshape(p, n)
