@@ -293,7 +293,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 # ---- conv_tbc ----------------------------------------------------------------------------------
 def _tbc_pad(pad) -> int:
     if isinstance(pad, bool):
-        raise TypeError("conv_tbc(): argument 'pad' must be int, not bool")
+        raise TypeError("conv_tbc(): argument 'pad' (position 4) must be int, not bool")
     try:
         return operator.index(pad)
     except TypeError:
@@ -340,7 +340,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     if T_out < 0:
         # NOTE: matches torch: the message of the output allocation
         raise RuntimeError(f"Trying to create tensor with negative dimension {T_out}: "
-                           f"[{T_out}, {B}, {Co}]")
+                           f"[{T_out}, {B}, {Co}] (conv_tbc: input of {T} steps with pad={pad} "
+                           f"is shorter than the kernel's {K})")
     dx, dw = input._data.dtype, weight._data.dtype
     if dx != dw:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
@@ -350,7 +351,7 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if bias._data.dtype != dx:
         # NOTE: matches torch: the bias is cast to the input's dtype (no type check)
-        bias = bias.to(dx)
+        bias = bias.to(input.dtype)
     if T_out == 0 or K == 0:
         # nothing to convolve (conv1d needs a kernel and an output step): the bias alone
         y = bias.expand(T_out, B, Co).contiguous()
