@@ -353,10 +353,11 @@ _ALLOWED_MISSING = {
     "scaled_mm", "scaled_grouped_mm", "grouped_mm", "ScalingType", "SwizzleType",
 }
 
-# Public API that ember should have but does not yet (new in torch 2.13: a fused, optionally
-# chunked linear + cross_entropy; its reference path is ``cross_entropy(linear(x, w), t)``).
-# Remove a name from here when it lands (the test fails while a listed name exists).
-_NOT_YET = {"linear_cross_entropy", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"}
+# Public API that ember should have but does not yet: empty now that linear_cross_entropy,
+# LinearCrossEntropyLoss, LinearCrossEntropyOptions and conv_tbc have landed. Add a name here
+# when a new torch lacks it in ember; remove it when it lands (the test fails while a listed name
+# exists).
+_NOT_YET: set[str] = set()
 
 
 def _torch_surface():

@@ -28,6 +28,7 @@ from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
 from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
+from ember.nn.modules.linear_cross_entropy import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
 from ember.nn.modules.normalization import *  # noqa: F403
 from ember.nn.modules.padding import *  # noqa: F403

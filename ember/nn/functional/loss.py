@@ -14,9 +14,11 @@ import math
 import warnings
 
 from ember.autograd import grad_mode as _gm
+from ember.ops import linear_cross_entropy as _LCE
 from ember.ops import loss as _L
 from ember.ops.broadcast import broadcast_shapes, broadcast_tensors
 from ember.ops.creation import ones_like
+from ember.ops.linear import linear
 from ember.ops.softmax import log_softmax
 from ember.tensor import Tensor
 
@@ -29,6 +31,7 @@ __all__ = [
     "huber_loss",
     "kl_div",
     "l1_loss",
+    "linear_cross_entropy",
     "mse_loss",
     "nll_loss",
     "poisson_nll_loss",
@@ -509,3 +512,123 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     padded = _L.ctc_padded_targets(tg, tl, n)
     out = _L.CtcLoss.apply(lp, padded, il, tl, blank, code, zero_infinity)
     return out.reshape(()) if unbatched and code == 0 else out
+
+
+# ---- linear + cross entropy ----------------------------------------------------------------------
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``.
+
+    ``input`` is (N, in) or (in,); ``linear_weight`` (C, in) or (C, d1, ..., dK, in) for a
+    K-dimensional loss (batched input only), ``linear_bias`` its shape without ``in``. The
+    target holds class indices, shaped as the logits without the class dim, or class
+    probabilities, shaped as the logits (N, C, d1, ...). ``ignore_index=None`` means -100 for
+    class indices and is the only value allowed with probabilities.
+
+    ``options`` (``nn.LinearCrossEntropyOptions``) computes the loss a block of rows at a time,
+    never holding the (N, C) logits: same numbers, less memory. It covers 2-D weights, int64
+    targets, no label smoothing and reductions 'mean'/'sum'/'none'; anything else warns and
+    takes the reference path, as PyTorch.
+
+    Example:
+        >>> x, w = ember.randn(4, 3), ember.randn(6, 3)
+        >>> t = ember.tensor([0, 5, 2, 2])
+        >>> loss = F.linear_cross_entropy(x, w, t)
+        >>> bool(ember.allclose(loss, F.cross_entropy(F.linear(x, w), t)))
+        True
+    """
+    xd, wd = input.dim(), linear_weight.dim()
+    if xd < 1 or xd > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {xd}")
+    if wd < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {wd}")
+    batch = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    # NOTE: matches torch: a target shaped as the logits holds probabilities (cross_entropy's
+    # rule), whatever its dtype
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if options is not None:
+        td = target._data.dtype
+        if (out_features or reduction not in _ENUM or label_smoothing != 0.0
+                or td.kind != "i" or td.itemsize != 8):
+            shape = tuple(linear_bias.shape) if linear_bias is not None else None
+            warnings.warn(
+                "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+                "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+                f"out_features == (). Got reduction={reduction!r}, label_smoothing="
+                f"{label_smoothing}, target.dtype={target.dtype}, out_features={out_features}, "
+                f"tracing=False, linear_bias.shape={shape}.", stacklevel=2)
+        elif input._data.dtype.kind == "f":
+            return _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias,
+                                                 weight, reduction, ignore_index, options)
+    if out_features:
+        flat = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((flat, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(flat)
+        logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    else:
+        logits = linear(input, linear_weight, linear_bias)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+def _linear_cross_entropy_chunked(input, W, target, bias, weight, reduction, ignore_index,
+                                  options):
+    """The ``options`` path: checks as ``cross_entropy`` does on the logits it never makes,
+    then one ``LinearCrossEntropyChunked`` over blocks of rows."""
+    unbatched = input.dim() == 1
+    n, c = (1 if unbatched else input.shape[0]), W.shape[0]
+    td = target.dim()
+    if unbatched:
+        if td > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if td == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+    elif td == 0 or target.shape[0] != n:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
+                         f"({target.shape[0] if td else 1}).")
+    elif td > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _check_class_weight(weight, c)
+    _not_differentiable("linear_cross_entropy", "weight", weight)
+    dt = input.dtype
+    if W.dtype != dt:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_TNAME[dt._np.name].lower()} != {_TNAME[W.dtype._np.name].lower()}")
+    opts = options._adjust(num_batches=n, in_features=input.shape[-1], num_classes=c, dtype=dt,
+                           device=input.device)
+    acc = opts.acc_dtype
+    if acc != dt and not (dt._np.char == "e" and acc._np.char == "f"):
+        raise RuntimeError(f"linear_cross_entropy supports float32 acc_dtype with "
+                           f"float16/bfloat16 inputs, but got {acc} acc_dtype and {dt} inputs.")
+    rec = _state.enabled
+    need = (rec and input.requires_grad, rec and W.requires_grad,
+            rec and bias is not None and bias.requires_grad)
+    # NOTE: matches torch: the chunked path casts the bias and class weight to the compute
+    # dtype (the reference path's linear and cross_entropy refuse other dtypes)
+    out = _LCE.LinearCrossEntropyChunked.apply(
+        input.unsqueeze(0) if unbatched else input, W, bias,
+        target._data.reshape(1) if unbatched else target._data, weight, _ENUM[reduction],
+        ignore_index, opts.batch_chunk_size, acc._np, opts.allow_retain_graph, need)
+    return out.reshape(()) if unbatched and reduction == "none" else out
