@@ -299,6 +299,10 @@ def test_batch_norm_large_inputs_match_torch(name, shape, affine):
     _close(ey, ty)
     _grads(e, t, ex, tx, ey, ty)
     _close(e.running_var, t.running_var)
+    e.eval()
+    t.eval()
+    with ember.no_grad(), torch.no_grad():
+        _close(e(ex), t(tx))
 
 
 @needs_torch
