@@ -395,6 +395,20 @@ def test_primitive_gradcheck_and_composite(mode):
     assert ember.autograd.gradgradcheck(f, args)
 
 
+@needs_torch
+@pytest.mark.parametrize("cls_name", ["RNN", "LSTM", "GRU"])
+def test_empty_sequence_and_empty_batch_match_torch(cls_name):
+    msg_t, msg_e = _same_error(lambda: getattr(torch.nn, cls_name)(2, 3)(torch.zeros(0, 1, 2)),
+                               lambda: getattr(ember.nn, cls_name)(2, 3)(ember.zeros(0, 1, 2)))
+    assert msg_e == msg_t
+    m = getattr(ember.nn, cls_name)(2, 3, bidirectional=True)
+    x = ember.zeros(2, 0, 2, requires_grad=True)
+    y, hs = m(x)
+    h = hs[0] if cls_name == "LSTM" else hs
+    (y.sum() + h.sum()).backward()
+    assert y.shape == (2, 0, 6) and h.shape == (2, 0, 3) and x.grad.shape == (2, 0, 2)
+
+
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("proj", [False, True])
 @pytest.mark.parametrize("bias", [False, True])

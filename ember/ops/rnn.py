@@ -480,7 +480,7 @@ def _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl):
     h = g4 // 4
     p = h0.shape[1]
     bsz = pl.batch
-    t_len = n // bsz
+    t_len = len(pl.steps)
     order, rd, wr, init, final = _positions(pl)
     # -x for the sigmoid gates o, i, f; -2x for g: 2 / (1 + exp(-2x)) - 1 = tanh(x)
     factors = (-1, -1, -1, -2)

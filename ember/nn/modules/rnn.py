@@ -214,6 +214,8 @@ class RNNBase(Module):
             if self.batch_first:
                 x = x.transpose(0, 1)
             steps, batch = x.shape[0], x.shape[1]
+            if steps == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             shape = (steps, batch)
             plans = (uniform_plan(steps, batch, False), uniform_plan(steps, batch, True))
             x = x.reshape(steps * batch, x.shape[2])
