@@ -303,6 +303,24 @@ def _center(x3, mean):
     return xc, _colsum(sq.reshape(nb, c))
 
 
+def _chan_sum_dot(g3, xc):
+    """Per-channel ``sum(g3)`` and ``sum(g3 * xc)`` of ``(N, C, L)`` arrays; slab by slab when
+    large (each slab of ``g3`` is read twice while in cache)."""
+    nb, c, length = g3.shape
+    step = _slab_rows(g3)
+    if step >= nb or length == 1:
+        return _chan_sum(g3), _chan_dot(g3, xc)
+    xp = xp_of(g3)
+    g2, x2 = g3.reshape(nb * c, length), xc.reshape(nb * c, length)
+    sums = xp.empty((2, nb * c), dtype=g3.dtype)
+    ones = xp.ones(length, dtype=g3.dtype)
+    for i in range(0, nb * c, step * c):
+        j = i + step * c
+        xp.dot(g2[i:j], ones, out=sums[0, i:j])
+        xp.einsum("ij,ij->i", g2[i:j], x2[i:j], out=sums[1, i:j])
+    return _colsum(sums[0].reshape(nb, c)), _colsum(sums[1].reshape(nb, c))
+
+
 def _update_running(r, stat, momentum):
     """``r = (1 - momentum) * r + momentum * stat`` in place (no autograd: a buffer)."""
     r *= 1.0 - momentum
@@ -376,9 +394,15 @@ class NativeBatchNorm(Function):
         nb, c, length = xc.shape
         g3 = _acc(g._data).reshape(nb, c, length)
         dt = x._data.dtype
-        gsum = _chan_sum(g3) if need_b or (need_x and ctx.training) else None
-        # sum(g * xhat) per channel
-        gdot = _chan_dot(g3, xc) * rstd if need_w or (need_x and ctx.training) else None
+        want_sum = need_b or (need_x and ctx.training)
+        want_dot = need_w or (need_x and ctx.training)
+        if want_sum and want_dot:
+            gsum, gdot = _chan_sum_dot(g3, xc)
+        else:
+            gsum = _chan_sum(g3) if want_sum else None
+            gdot = _chan_dot(g3, xc) if want_dot else None
+        if gdot is not None:
+            gdot *= rstd  # sum(g * xhat) per channel
         gx = gw = gb = None
         if need_w:
             gw = _wrap(gdot.astype(w._data.dtype, copy=False))
