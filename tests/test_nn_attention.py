@@ -461,14 +461,3 @@ def test_mismatched_mask_types_warn_as_torch():
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask"):
         m(x, x, x, key_padding_mask=ember.zeros(3, 4, dtype=ember.bool),
           attn_mask=ember.zeros(4, 4))
-
-
-@pytest.mark.parametrize("module", ["ember.nn.functional.attention",
-                                    "ember.nn.modules.attention"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= 4 and res.failed == 0

@@ -493,14 +493,3 @@ def test_versioned_init_v2():
     with ember.nn.init.default_version(2):
         m = ember.nn.Conv2d(4, 8, 3)
     assert float(m.bias.abs().sum()) == 0.0
-
-
-@pytest.mark.parametrize("module", ["ember.nn.functional.conv", "ember.nn.modules.conv"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module),
-                          extraglobs={"ember": ember, "F": ember.nn.functional},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= 8 and res.failed == 0

@@ -290,16 +290,6 @@ def test_gradcheck_with_a_fixed_mask(fn):
         assert ember.autograd.gradgradcheck(f, (x,))
 
 
-@pytest.mark.parametrize("module", ["ember.nn.functional.dropout", "ember.nn.modules.dropout"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= 8 and res.failed == 0
-
-
 @needs_torch
 @pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
 @pytest.mark.parametrize("p", [0.5, 1.0])

@@ -283,14 +283,3 @@ def test_meta_construction_allocates_nothing():
     assert peak < 1_000_000
     assert m.weight.is_meta and m.weight.shape == (1_000_000, 1024)
     assert b.weight.is_meta and b.weight.shape == (1_000_000, 1024)
-
-
-@pytest.mark.parametrize("module,least", [("ember.nn.modules.sparse", 6),
-                                          ("ember.nn.functional.sparse", 4)])
-def test_docstring_examples(module, least):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= least and res.failed == 0

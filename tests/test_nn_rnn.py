@@ -529,14 +529,3 @@ def test_packing_is_differentiable():
     expected[:4, 0] = 1
     expected[:2, 1] = 1
     np.testing.assert_array_equal(x.grad.numpy(), expected)
-
-
-@pytest.mark.parametrize("module,least", [("ember.nn.modules.rnn", 15),
-                                          ("ember.nn.utils.rnn", 12)])
-def test_docstring_examples(module, least):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= least and res.failed == 0

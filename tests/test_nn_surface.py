@@ -400,13 +400,3 @@ def test_new_names_are_exported_where_torch_has_them():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         enn.Fold(2, 1)  # constructing the non-deprecated layers warns nothing
-
-
-@pytest.mark.parametrize("module", ["ember.nn.modules.adaptive", "ember.nn.modules.fold"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(module), extraglobs={"ember": ember},
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= 4 and res.failed == 0

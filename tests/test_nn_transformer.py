@@ -289,12 +289,3 @@ def test_errors_match_torch(case):
         run(ember)
     assert type(ee.value) is type(te.value)
     assert str(ee.value) == str(te.value)
-
-
-def test_docstring_examples_run():
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module("ember.nn.modules.transformer"),
-                          extraglobs={"ember": ember}, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted >= 10 and res.failed == 0
