@@ -270,3 +270,36 @@ def test_linear_bias_gradient_for_any_batch(batch):
     y = _np(x) @ _np(w).T + _np(b)
     np.testing.assert_allclose(_np(b.grad), (2 * y).sum(0), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(_np(w.grad), (2 * y).T @ _np(x), rtol=1e-12, atol=1e-12)
+
+
+# ---- Sequential.forward calling forward directly when nothing is hooked -----------------------
+def test_sequential_runs_child_hooks_and_overridden_calls():
+    nn = ember.nn
+    calls = []
+
+    class Tagged(nn.Identity):
+        def __call__(self, *args, **kwargs):
+            calls.append("call")
+            return super().__call__(*args, **kwargs)
+
+    a, b, c = nn.Linear(3, 3), Tagged(), nn.Linear(3, 2)
+    m = nn.Sequential(a, b, c)
+    x = ember.randn(2, 3, requires_grad=True)
+    plain = m(x)
+    assert calls == ["call"]
+    h1 = a.register_forward_pre_hook(lambda mod, inp: calls.append("pre"))
+    h2 = c.register_forward_hook(lambda mod, inp, out: out * 2.0)
+    h3 = c.register_full_backward_hook(lambda mod, gi, go: calls.append("bw"))
+    out = m(x)
+    np.testing.assert_allclose(_np(out), 2 * _np(plain))
+    out.sum().backward()
+    assert calls == ["call", "pre", "call", "bw"]
+    for h in (h1, h2, h3):
+        h.remove()
+    h4 = nn.modules.module.register_module_forward_hook(lambda mod, inp, out: calls.append(
+        type(mod).__name__))
+    try:
+        m(x)
+    finally:
+        h4.remove()
+    assert calls[-5:] == ["Linear", "call", "Tagged", "Linear", "Sequential"]

@@ -225,14 +225,15 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     prev = state.enabled
     state.enabled = create_graph
     try:
-        while True:
+        if targets is None:  # every node runs (loss.backward()): the lean walk
+            _walk(new, ready, buffers, leaves, retain_graph)
+            new = None
+        while new is not None or ready:
             if new is not None:
                 node = new
                 new = None
-            elif ready:
-                node = heappop(ready)[1]
             else:
-                break
+                node = heappop(ready)[1]
             grads = buffers.pop(node)
             plain = node._plain
             if not plain and node._tensor_pre_hooks is not None:
@@ -325,6 +326,65 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     finally:
         state.enabled = prev
     return captured
+
+
+def _walk(new, ready, buffers, leaves, retain_graph):
+    """``_run``'s walk when every reached node runs (no ``inputs`` to capture or prune for):
+    the same steps, with the capture and pruning checks left out of the per-node loop."""
+    pop = buffers.pop
+    get = buffers.get
+    while True:
+        if new is not None:
+            node = new
+            new = None
+        elif ready:
+            node = heappop(ready)[1]
+        else:
+            return
+        grads = pop(node)
+        nxt = node._next
+        if node._plain and node._n_out == 1 and grads[0] is not None:
+            in_grads = node._function.backward(node, grads[0])  # the common case
+            if in_grads.__class__ is not tuple:
+                in_grads = ((in_grads,) if in_grads.__class__ is Tensor and len(nxt) == 1
+                            else _check_count(node, in_grads))
+            elif len(in_grads) != len(nxt):
+                in_grads = _check_count(node, in_grads)
+        else:
+            if node._tensor_pre_hooks is not None:  # (never set on a plain node)
+                grads = _node_grads(node, grads)
+            in_grads = _call_backward(node, grads)
+        if not retain_graph and node._saved is not None:
+            node._saved = _FREED
+        for e, g in zip(nxt, in_grads):
+            if e is None:
+                continue
+            target, nr, shape, dtype = e
+            if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
+                                  or g._data.dtype is not dtype):
+                g = _fit(g, shape, dtype, node, e)
+            if nr is None:  # a leaf tensor
+                if target in leaves:
+                    _leaf_edge(leaves, target, g)
+                else:
+                    leaves[target] = g
+                continue
+            b = get(target)
+            if b is None:  # first reached: schedule it
+                if target._n_out == 1:
+                    buffers[target] = [g]
+                else:
+                    b = buffers[target] = [None] * target._n_out
+                    b[nr] = g
+                if new is None:
+                    new = target
+                else:
+                    heappush(ready, (-target._seq, target))
+            elif g is not None:
+                b[nr] = g if b[nr] is None else b[nr] + g
+        if new is not None and ready:  # others wait: the heap picks the newest
+            heappush(ready, (-new._seq, new))
+            new = None
 
 
 def _leaf_edge(leaves, t, g):

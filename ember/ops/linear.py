@@ -164,7 +164,7 @@ def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tenso
     # ``dot``: for 2-D operands the same BLAS call as ``@`` with less NumPy overhead
     out = x.dot(w.T)
     if bias is not None:
-        out += bias._data.reshape(1, -1)  # same-rank broadcasting is cheaper in NumPy
+        out += bias._data
         rb = bias._requires_grad
     else:
         rb = False

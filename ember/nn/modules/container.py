@@ -20,9 +20,18 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from typing import Any
 
-from ember.nn.modules.module import Module, typename
+from ember.nn.modules.module import (
+    Module,
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
+    _global_forward_hooks,
+    _global_forward_pre_hooks,
+    typename,
+)
 from ember.nn.parameter import Parameter
 from ember.tensor import Tensor
+
+_call_impl = Module._call_impl
 
 __all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict"]
@@ -218,8 +227,17 @@ class Sequential(Module):
         return self
 
     def forward(self, input):
-        for module in self:
-            input = module(input)
+        for module in self._modules.values():
+            # ``module(input)`` without its frame when the call would be just ``forward``: the
+            # checks of ``Module._call_impl``'s no-hook fast path, spelled out
+            if (type(module).__call__ is _call_impl and not (
+                    module._forward_pre_hooks or module._forward_hooks
+                    or module._backward_hooks or module._backward_pre_hooks
+                    or _global_forward_pre_hooks or _global_forward_hooks
+                    or _global_backward_hooks or _global_backward_pre_hooks)):
+                input = module.forward(input)
+            else:
+                input = module(input)
         return input
 
 
