@@ -303,3 +303,17 @@ def test_sequential_runs_child_hooks_and_overridden_calls():
     finally:
         h4.remove()
     assert calls[-5:] == ["Linear", "call", "Tagged", "Linear", "Sequential"]
+
+
+def test_leaf_keeps_a_fresh_gradient_and_copies_a_hooked_view():
+    w = _leaf((2, 3))
+    x = _leaf((4, 3), requires_grad=False)
+    F.linear(x, w).sum().backward()
+    assert w.grad.grad_fn is None and not w.grad.requires_grad and w.grad._base is None
+    v = _leaf((3,))
+    base = ember.ones(2, 3)
+    v.register_hook(lambda g: base[0])  # a hook hands back a view of someone else's tensor
+    (v * 2.0).sum().backward()
+    v.grad.add_(1.0)
+    np.testing.assert_allclose(_np(base), np.ones((2, 3)))
+    np.testing.assert_allclose(_np(v.grad), np.full(3, 2.0))

@@ -313,6 +313,13 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 if (d.base is not None or id(d) in seen or (flags is not None
                                                             and not flags.writeable)):
                     d = backend.namespace(d).copy(d)
+                elif (g.__class__ is Tensor and g._grad_fn is None and not g._requires_grad
+                      and g._base is None and not g._is_inference):
+                    # a fresh gradient a backward just made (the usual case): the leaf keeps
+                    # that Tensor rather than a second wrapper over the same array
+                    seen.add(id(d))
+                    t._grad = g
+                    continue
                 seen.add(id(d))
                 t._grad = _wrap(d)
         if accumulate and inputs is not None:

@@ -150,10 +150,11 @@ def _ones_row(gd, key):
     return ones
 
 
-def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None, dt) -> Tensor:
     """``cls.apply(input, weight, bias)`` for a validated float32/float64 2-D input, 2-D
-    weight and 1-D bias (or None): the same node, saved inputs and output, built inline (no
-    argument loop, no ``save_for_backward`` matching), as this is every ``nn.Linear`` call."""
+    weight and 1-D bias (or None), all of NumPy dtype ``dt``: the same node, saved inputs and
+    output, built inline (no argument loop, no ``save_for_backward`` matching), as this is
+    every ``nn.Linear`` call."""
     if (weight._base is not None or (bias is not None and bias._base is not None)
             or _anomaly.enabled):
         return cls.apply(input, weight, bias)  # parameters that are views, anomaly traces
@@ -182,21 +183,21 @@ def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tenso
     ctx = cls._Node()
     # edges spelled out (``function.edge``): a leaf is its own node, with output_nr None
     fn = input._grad_fn
-    ei = (None if not ri else (input, None, x.shape, x.dtype) if fn is None
-          else (fn, input._output_nr, x.shape, x.dtype))
+    ei = (None if not ri else (input, None, x.shape, dt) if fn is None
+          else (fn, input._output_nr, x.shape, dt))
     fn = weight._grad_fn
-    ew = (None if not rw else (weight, None, w.shape, w.dtype) if fn is None
-          else (fn, weight._output_nr, w.shape, w.dtype))
+    ew = (None if not rw else (weight, None, w.shape, dt) if fn is None
+          else (fn, weight._output_nr, w.shape, dt))
     eb = None
     if rb:
         fn = bias._grad_fn
         b = bias._data
-        eb = ((bias, None, b.shape, b.dtype) if fn is None
-              else (fn, bias._output_nr, b.shape, b.dtype))
+        eb = ((bias, None, b.shape, dt) if fn is None
+              else (fn, bias._output_nr, b.shape, dt))
     ctx._next = (ei, ew, eb)
     ctx.needs_input_grad = (ri, rw, rb)
     ctx._seq = next(_seq)
-    ctx._out_meta = ((out.shape, out.dtype),)
+    ctx._out_meta = ((out.shape, dt),)
     ctx._saved = [(input, input._vc[0]), (weight, weight._vc[0])]  # save_for_backward(x, w)
     t._requires_grad = True
     t._grad_fn = ctx
@@ -331,14 +332,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 fast = xn == 2 and dt.char != "e"
                 if bias is None:
                     if fast:
-                        return _linear_2d(_Mm, input, weight, None)
+                        return _linear_2d(_Mm, input, weight, None, dt)
                     return (_Mm if xn == 2 else _UnsafeView if xn > 2 else _Squeeze
                             ).apply(input, weight, None)
                 if isinstance(bias, Tensor):
                     b = bias._data
                     if b.dtype is dt and b.ndim == 1 and b.shape[0] == ws[0]:
                         if fast:
-                            return _linear_2d(Linear, input, weight, bias)
+                            return _linear_2d(Linear, input, weight, bias, dt)
                         return (Linear if xn == 2 else _View).apply(input, weight, bias)
     return _validate(input, weight, bias).apply(input, weight, bias)
 
