@@ -317,3 +317,11 @@ def test_leaf_keeps_a_fresh_gradient_and_copies_a_hooked_view():
     v.grad.add_(1.0)
     np.testing.assert_allclose(_np(base), np.ones((2, 3)))
     np.testing.assert_allclose(_np(v.grad), np.full(3, 2.0))
+
+
+def test_bias_gradient_ones_row_is_kept_per_backend():
+    # the cached row of ones that sums a bias gradient must not cross from cpu to meta
+    for device in ("cpu", "meta", "cpu"):
+        m = ember.nn.Linear(4, 5, device=device)
+        m(ember.empty(3, 4, device=device)).sum().backward()
+        assert m.bias.grad.device.type == device and m.bias.grad.shape == (5,)

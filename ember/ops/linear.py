@@ -127,7 +127,7 @@ def _backward_arrays(ctx, g):
         if ctx._next[2][2] == gd.shape[1:]:
             # the column sums as one GEMV with a row of ones: a third of ``sum(0)``'s cost on
             # small batches (NumPy's reduction setup dominates there)
-            key = (gd.shape[0], dt)
+            key = (gd.shape[0], dt, gd.__class__)  # the backend too: a meta row is no cpu row
             ones = _ONES.get(key)
             if ones is None:
                 ones = _ones_row(gd, key)
@@ -137,7 +137,7 @@ def _backward_arrays(ctx, g):
     return gx, gw, gb
 
 
-_ONES: dict = {}  # (rows, dtype) -> a read-only vector of ones, for bias gradients
+_ONES: dict = {}  # (rows, dtype, array type) -> a read-only row of ones, for bias gradients
 
 
 def _ones_row(gd, key):
