@@ -141,6 +141,8 @@ class BackwardNode:
             )
         if saved is None:
             return ()
+        if len(saved) == 1:  # one saved tensor (an activation's): no list to build
+            return (_unpack(self, saved[0]),)
         return tuple([_unpack(self, s) for s in saved])
 
     saved_variables = saved_tensors
