@@ -8,6 +8,11 @@ from ember.nn import (  # noqa: F401
     parameter,
     utils,
 )
+from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.adaptive import *  # noqa: F403
+from ember.nn.modules.attention import *  # noqa: F403
+from ember.nn.modules.batchnorm import *  # noqa: F403
+from ember.nn.modules.channelshuffle import *  # noqa: F403
 from ember.nn.modules.container import (  # noqa: F401
     Container,
     ModuleDict,
@@ -16,20 +21,16 @@ from ember.nn.modules.container import (  # noqa: F401
     ParameterList,
     Sequential,
 )
-from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
-from ember.nn.modules.activation import *  # noqa: F403
-from ember.nn.modules.adaptive import *  # noqa: F403
-from ember.nn.modules.attention import *  # noqa: F403
-from ember.nn.modules.batchnorm import *  # noqa: F403
-from ember.nn.modules.channelshuffle import *  # noqa: F403
 from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
 from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
+from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
 from ember.nn.modules.linear_cross_entropy import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
+from ember.nn.modules.module import Module, RegistrationWarning, set_registration_warnings  # noqa: F401
 from ember.nn.modules.normalization import *  # noqa: F403
 from ember.nn.modules.padding import *  # noqa: F403
 from ember.nn.modules.pixelshuffle import *  # noqa: F403
@@ -38,7 +39,6 @@ from ember.nn.modules.rnn import *  # noqa: F403
 from ember.nn.modules.sparse import *  # noqa: F403
 from ember.nn.modules.transformer import *  # noqa: F403
 from ember.nn.modules.upsampling import *  # noqa: F403
-from ember.nn.modules.module import Module, RegistrationWarning, set_registration_warnings  # noqa: F401
 from ember.nn.parallel import DataParallel  # noqa: F401
 from ember.nn.parameter import (  # noqa: F401
     Buffer,

@@ -10,13 +10,18 @@ newer defaults are an explicit opt-in by version number, read when ``reset_param
     >>> ember.nn.init.set_default_version(2)         # from now on
     >>> ember.nn.init.set_default_version(1)
 
-| kind (layers)                                | version 1 (PyTorch's)                     | version 2                                     |
-|----------------------------------------------|-------------------------------------------|-----------------------------------------------|
-| ``linear`` (Linear, Conv*, ConvTranspose*)   | kaiming_uniform_(a=sqrt(5)); bias U(+-1/sqrt(fan_in)) | trunc. normal, std 1/sqrt(fan_in), clipped at 2 std; bias 0 |
-| ``bilinear`` (Bilinear)                      | weight, bias U(+-1/sqrt(in1_features))    | trunc. normal, std 1/sqrt(in1 * in2), clipped at 2 std; bias 0 |
-| ``embedding`` (Embedding, EmbeddingBag)      | N(0, 1), padding row 0                    | the same                                      |
-| ``recurrent`` (RNN, LSTM, GRU and cells)     | every weight and bias U(+-1/sqrt(hidden)) | each gate's weight block orthogonal; biases 0, LSTM forget gate 1 |
-| norms (BatchNorm, LayerNorm...)              | weight 1, bias 0                          | the same                                      |
+The defaults by kind of layer:
+
+- ``linear`` (Linear, Conv*, ConvTranspose*): version 1, ``kaiming_uniform_(a=sqrt(5))`` and
+  the bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)); version 2, a normal with std 1/sqrt(fan_in)
+  truncated at 2 std, and a zero bias.
+- ``bilinear`` (Bilinear): version 1, weight and bias U(-1/sqrt(in1), 1/sqrt(in1)); version 2,
+  a normal with std 1/sqrt(in1 * in2) truncated at 2 std, and a zero bias.
+- ``embedding`` (Embedding, EmbeddingBag): N(0, 1) with the padding row zeroed, in both.
+- ``recurrent`` (RNN, LSTM, GRU and their cells): version 1, every weight and bias
+  U(-1/sqrt(hidden), 1/sqrt(hidden)); version 2, each gate's weight block orthogonal, biases
+  zero and the LSTM's forget-gate bias 1.
+- norms (BatchNorm, LayerNorm...): weight 1 and bias 0 in both (not versioned).
 
 A new version is one more entry in ``_VERSIONS`` (a function per kind); layers never change.
 """

@@ -176,5 +176,5 @@ def wrap_dims(dim, ndim):
     return dims
 
 
-__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "numpy_error", "_as_array",
-           "_wrap"]
+__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "numpy_error",
+           "_as_array", "_wrap"]

@@ -1,5 +1,10 @@
 """The module classes of ``ember.nn`` (PyTorch's ``torch.nn.modules``)."""
 
+from ember.nn.modules.activation import *  # noqa: F403
+from ember.nn.modules.adaptive import *  # noqa: F403
+from ember.nn.modules.attention import *  # noqa: F403
+from ember.nn.modules.batchnorm import *  # noqa: F403
+from ember.nn.modules.channelshuffle import *  # noqa: F403
 from ember.nn.modules.container import (  # noqa: F401
     Container,
     ModuleDict,
@@ -8,21 +13,16 @@ from ember.nn.modules.container import (  # noqa: F401
     ParameterList,
     Sequential,
 )
-from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
-from ember.nn.modules.module import Module  # noqa: F401
-from ember.nn.modules.activation import *  # noqa: F403
-from ember.nn.modules.adaptive import *  # noqa: F403
-from ember.nn.modules.attention import *  # noqa: F403
-from ember.nn.modules.batchnorm import *  # noqa: F403
-from ember.nn.modules.channelshuffle import *  # noqa: F403
 from ember.nn.modules.conv import *  # noqa: F403
 from ember.nn.modules.distance import *  # noqa: F403
 from ember.nn.modules.dropout import *  # noqa: F403
 from ember.nn.modules.flatten import *  # noqa: F403
 from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
+from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
 from ember.nn.modules.linear_cross_entropy import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
+from ember.nn.modules.module import Module  # noqa: F401
 from ember.nn.modules.normalization import *  # noqa: F403
 from ember.nn.modules.padding import *  # noqa: F403
 from ember.nn.modules.pixelshuffle import *  # noqa: F403
