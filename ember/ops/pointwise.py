@@ -339,7 +339,8 @@ def inplace(fn):
             if fn in _UFUNC_OF and _inplace_direct(self, fn, args, kwargs):
                 return self
             result = fn(self, *args, **kwargs)
-            _write(self, result)
+            if result is not self:  # a random fill may have drawn into self (random/fills.py)
+                _write(self, result)
             return self
         if self._base is not None:
             return _inplace_on_view(self, fn, args, kwargs)

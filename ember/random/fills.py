@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from ember import backend
+from ember import _dtype, backend
+from ember.autograd import grad_mode as _gm
 from ember.autograd.function import check_inference_write
 from ember.ops.pointwise import inplace
 from ember.random._helpers import (
@@ -24,6 +25,8 @@ from ember.random._helpers import (
 from ember.random.creation import _DIGITS, _draw_ints, _int_range
 from ember.random.sampling import _check_p, _check_p_float, _sample_fn
 from ember.tensor import Tensor
+
+_F32, _F64 = _dtype.float32._np, _dtype.float64._np
 
 # ---- in-place fills ----------------------------------------------------------------------------
 # Each fill is an out-of-place sampler (a zero-gradient Function named as PyTorch's node) turned
@@ -57,6 +60,24 @@ def _fill(cls, self: Tensor, generator, sample, *extra):
     return cls.apply(self, *extra, draw)
 
 
+def _fill_direct(self: Tensor, generator, draw_into) -> bool:
+    """Draw straight into ``self``'s memory when nothing is recorded (an initializer under
+    ``no_grad``, or a tensor that does not require grad) and ``self`` is a contiguous float32 or
+    float64 cpu array: one pass over fresh pages instead of a sample, its scaling and a copy
+    (a 100M-parameter model's default init is this). ``draw_into(rng, out)`` fills ``out`` with
+    the same draws, in the same order, as the general path. False, having done nothing, when
+    the case is not that one."""
+    d = self._data
+    if (d.__class__ is not _cpu.ndarray or (d.dtype != _F32 and d.dtype != _F64)
+            or not d.flags.c_contiguous or not d.flags.writeable
+            or (self._requires_grad and _gm.state.enabled)):
+        return False
+    check_inference_write(self)
+    draw_into(_gen(generator)._rng, d)
+    self._vc[0] += 1
+    return True
+
+
 def _from_to(args, kwargs, names, defaults, fn):
     """Parse PyTorch's ``(from, to)``-style arguments (``from`` is a Python keyword)."""
     vals = list(args) + [None] * (len(names) - len(args))
@@ -88,8 +109,18 @@ def _uniform_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
 
     def sample(rng, shape, d):
         acc = _acc(d)
-        return _uniform01(rng, shape, d) * acc.type(b - a) + acc.type(a)
+        u = _uniform01(rng, shape, d)
+        u *= acc.type(b - a)
+        u += acc.type(a)
+        return u
 
+    def draw_into(rng, out):
+        rng.random(dtype=out.dtype, out=out)
+        out *= out.dtype.type(b - a)
+        out += out.dtype.type(a)
+
+    if _fill_direct(self, generator, draw_into):
+        return self
     return _fill(_UniformF, self, generator, sample)
 
 
@@ -101,8 +132,18 @@ def _normal_fill(self: Tensor, mean=0.0, std=1.0, *, generator=None) -> Tensor:
 
     def sample(rng, shape, d):
         acc = _acc(d)
-        return _std_normal(rng, shape, d) * acc.type(s) + acc.type(m)
+        z = _std_normal(rng, shape, d)
+        z *= acc.type(s)
+        z += acc.type(m)
+        return z
 
+    def draw_into(rng, out):
+        rng.standard_normal(dtype=out.dtype, out=out)
+        out *= out.dtype.type(s)
+        out += out.dtype.type(m)
+
+    if _fill_direct(self, generator, draw_into):
+        return self
     return _fill(_NormalF, self, generator, sample)
 
 
