@@ -82,3 +82,43 @@ def test_broadcast_failure_is_a_runtime_error_naming_the_sizes():
         ember.ones(2, 3) * ember.ones(2, 4)
     except RuntimeError as e:
         assert "numpy" not in str(e).lower() and "operands could not" not in str(e)
+
+
+# A layer given the wrong rank, channel count, size or dtype: torch's exception type, and a
+# message that says what was expected and what came (torch's text where it gives one).
+LAYER_CASES = [
+    ("Conv2d channels", lambda m: m.nn.Conv2d(3, 8, 3)(m.ones(1, 4, 8, 8))),
+    ("Conv2d rank", lambda m: m.nn.Conv2d(3, 8, 3)(m.ones(8, 8))),
+    ("ConvTranspose2d channels", lambda m: m.nn.ConvTranspose2d(3, 8, 3)(m.ones(1, 4, 8, 8))),
+    ("BatchNorm2d channels", lambda m: m.nn.BatchNorm2d(3)(m.ones(2, 4, 5, 5))),
+    ("BatchNorm2d rank", lambda m: m.nn.BatchNorm2d(3)(m.ones(2, 3))),
+    ("LSTM input size", lambda m: m.nn.LSTM(4, 5)(m.ones(3, 2, 6))),
+    ("LSTM rank", lambda m: m.nn.LSTM(4, 5)(m.ones(3, 2, 4, 1))),
+    ("Embedding float indices", lambda m: m.nn.Embedding(10, 3)(m.ones(2))),
+    ("Embedding index range", lambda m: m.nn.Embedding(10, 3)(m.tensor([10]))),
+    ("LayerNorm shape", lambda m: m.nn.LayerNorm(5)(m.ones(2, 4))),
+    ("GroupNorm groups", lambda m: m.nn.GroupNorm(2, 4)(m.ones(2, 3, 5))),
+    ("MaxPool2d rank", lambda m: m.nn.MaxPool2d(2)(m.ones(4))),
+    ("CrossEntropyLoss target range", lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3),
+                                                                       m.tensor([0, 3]))),
+    ("CrossEntropyLoss target dtype", lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3),
+                                                                       m.tensor([0.0, 1.0]))),
+    ("MultiheadAttention embed dim", lambda m: m.nn.MultiheadAttention(8, 2)(
+        m.ones(3, 2, 6), m.ones(3, 2, 6), m.ones(3, 2, 6))),
+    ("Linear dtype", lambda m: m.nn.Linear(3, 2)(m.ones(2, 3, dtype=m.float64))),
+    ("ReflectionPad2d too wide", lambda m: m.nn.ReflectionPad2d(5)(m.ones(1, 1, 3, 3))),
+    ("Upsample rank", lambda m: m.nn.Upsample(scale_factor=2, mode="bilinear")(m.ones(1, 4))),
+    ("nll_loss integer input", lambda m: m.nn.functional.nll_loss(m.ones(2, 3, dtype=m.int64),
+                                                                  m.tensor([0, 1]))),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("name, fn", LAYER_CASES, ids=[c[0] for c in LAYER_CASES])
+def test_layer_errors_match_torch(name, fn):
+    ours, theirs = _raise(fn, ember), _raise(fn, torch)
+    assert type(ours) is type(theirs), (name, ours, theirs)
+    # torch's words lead ember's message wherever torch says what it expected
+    first = str(theirs).split(" (")[0].replace("torch.", "ember.")[:40]
+    if name != "MaxPool2d rank":  # torch's says only "non-empty 3D or 4D ... expected"
+        assert str(ours).startswith(first), (str(ours), str(theirs))
