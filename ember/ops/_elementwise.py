@@ -15,8 +15,7 @@ _F16 = _dtype.float16._np
 _F32 = _dtype.float32._np
 _F64 = _dtype.float64._np
 _BOOL = _dtype.bool._np
-_TORCH_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TORCH_NAME = _dtype.SCALAR_NAMES
 
 
 # ---- helpers ----------------------------------------------------------------------------------

@@ -30,17 +30,7 @@ _CNAME = {
     "uint8": "unsigned char",
     "bool": "bool",
 }
-_SNAME = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
+_SNAME = _dtype.SCALAR_NAMES
 
 
 def _dname(t: Tensor, table=_SNAME) -> str:

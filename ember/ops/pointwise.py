@@ -513,12 +513,9 @@ def _can_cast(src, dst) -> bool:
 
 
 def _name(npd) -> str:
-    from ember._dtype import from_np
+    from ember._dtype import SCALAR_NAMES, from_np
 
-    n = from_np(npd).name
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[n]
+    return SCALAR_NAMES[from_np(npd).name]
 
 
 # ---- Tensor methods and operators backed by this file ----------------------------------------

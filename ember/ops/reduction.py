@@ -30,9 +30,7 @@ _F16 = _dtype.float16._np
 _F32 = _dtype.float32._np
 _I64 = _dtype.int64._np
 _U8 = _dtype.uint8._np
-_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                "float64": "Double"}
+_TORCH_NAMES = _dtype.SCALAR_NAMES
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -107,14 +107,7 @@ def _prepare(op: str, input: Tensor, dim, dtype):
     return input, (d if input._data.ndim else None)
 
 
-_SNAME = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
+_SNAME = _dtype.SCALAR_NAMES
 
 
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:

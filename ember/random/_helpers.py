@@ -13,9 +13,7 @@ _F16, _F32, _F64 = (_cpu.dtype(n) for n in ("float16", "float32", "float64"))
 _I64 = _cpu.dtype("int64")
 
 # PyTorch's names of dtypes in its error messages: ScalarType names and C++ type names.
-_SCALAR_NAME = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                "float64": "Double"}
+_SCALAR_NAME = _dtype.SCALAR_NAMES
 _CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
              "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
              "float32": "float", "float64": "double"}

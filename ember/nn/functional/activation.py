@@ -28,8 +28,7 @@ __all__ = [
     "log_softmax", "softmin", "gumbel_softmax",
 ]
 
-_TORCH_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TORCH_NAME = _dtype.SCALAR_NAMES
 
 
 def _floating(input, op: str, kernel: str) -> Tensor:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import operator
 
+from ember import _dtype
 from ember.ops.conv import Conv, ConvTranspose, Fold, Unfold, _geom, unfold_geom
 from ember.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "conv_tbc", "unfold", "fold"]
 
-_DT_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_DT_NAME = _dtype.SCALAR_NAMES
 
 
 def _int(v, op: str, name: str) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+from ember import _dtype
 from ember.ops._dispatch import xp_of
 from ember.ops.normalization import MaskAffine, MaskMul, alpha_dropout_masks, dropout_mask
 from ember.tensor import Tensor, _wrap
@@ -17,8 +18,7 @@ __all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "feature_alpha_dropout"]
 
 
-_SCALAR = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool"}
+_SCALAR = _dtype.SCALAR_NAMES
 
 
 def _check_p(p) -> None:

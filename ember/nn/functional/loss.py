@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.ops import linear_cross_entropy as _LCE
 from ember.ops import loss as _L
@@ -41,8 +42,7 @@ __all__ = [
 _state = _gm.state
 _ENUM = {"none": 0, "mean": 1, "sum": 2}
 # PyTorch's scalar type names, for messages
-_TNAME = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TNAME = _dtype.SCALAR_NAMES
 
 
 # ---- reductions ----------------------------------------------------------------------------------

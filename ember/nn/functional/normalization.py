@@ -3,6 +3,7 @@ rms_norm, local_response_norm, normalize."""
 
 from __future__ import annotations
 
+from ember import _dtype
 from ember.ops._dispatch import xp_of
 from ember.ops.creation import zeros
 from ember.ops.joining import cat
@@ -13,8 +14,7 @@ from ember.tensor import Tensor
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
            "normalize", "rms_norm"]
 
-_SCALAR = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
-           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_SCALAR = _dtype.SCALAR_NAMES
 
 
 def _shape_tuple(fn: str, shape, pos: int = 2) -> tuple:

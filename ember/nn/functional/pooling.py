@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import operator
 
-from ember import relu
+from ember import _dtype, relu
 from ember.ops import pooling as _P
 from ember.tensor import Tensor
 
@@ -44,8 +44,7 @@ __all__ = [
 ]
 
 _WORDS = {1: "one", 2: "two", 3: "three"}
-_SNAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"}
+_SNAME = _dtype.SCALAR_NAMES
 
 
 # ---- argument checks ---------------------------------------------------------------------------

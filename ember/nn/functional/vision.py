@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 import warnings
 
-from ember import backend
+from ember import _dtype, backend
 from ember.ops import grid_sample as _grid
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
@@ -398,8 +398,7 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
 _GRID_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
                  "See the documentation of grid_sample for details.")
-_TNAME = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TNAME = _dtype.SCALAR_NAMES
 
 
 def _grid_sample_checks(input: Tensor, grid: Tensor, mode: str) -> None:
