@@ -17,6 +17,7 @@ nn-only: these are reached through ``ember.nn.functional``, so this file is not 
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ember import _dtype
@@ -533,3 +534,65 @@ class MaskAffine(Function):
     @staticmethod
     def backward(ctx, g):
         return g * _wrap(ctx.a), None, None
+
+
+# ---- cross-map local response normalization (nn.CrossMapLRN2d) --------------------------------
+@functools.lru_cache(maxsize=64)
+def _lrn_windows(channels: int, size: int):
+    """The channel windows of torch's legacy cross-map LRN as 0/1 ``(C, C)`` matrices (row
+    ``c`` marks the channels summed for channel ``c``): the forward's and the backward's."""
+    from ember import backend
+
+    np_ = backend.for_device("cpu")
+    fwd = np_.zeros((channels, channels))
+    bwd = np_.zeros((channels, channels))
+    pre = int((size - 1) / 2 + 1)
+    inv = int(size - (size - 1) / 2)
+    for c in range(channels):
+        # NOTE: matches torch: its running window never drops channel 0 once added, so channel
+        # c sums channel 0 and [c - pre + 1, c + pre - 1] (not a centred window of ``size``)
+        fwd[c, 0] = 1
+        fwd[c, max(c - pre + 1, 0):min(c + pre, channels)] = 1
+        # NOTE: matches torch: the backward sums ratios over [c - inv, c + size - 1 - inv],
+        # another window, so torch's gradient is not the derivative of its forward
+        bwd[c, max(c - inv, 0):max(min(c + size - inv, channels), 0)] = 1
+    return fwd, bwd
+
+
+class _CrossMapLRN2dFn(Function):
+    """``x * (k + alpha / size * sum_window(x^2)) ** -beta`` over channel windows, with torch's
+    legacy windows and its hand-written backward."""
+
+    _array_forward = True
+    _node_name = "CrossMapLRN2dBackward"
+
+    @staticmethod
+    def forward(ctx, x, size, alpha, beta, k):
+        xp = xp_of(x)
+        n, c, h, w = x.shape
+        fwd, _ = _lrn_windows(c, size)
+        sq = (x * x).reshape(n, c, h * w)
+        scale = xp.matmul(xp.asarray(fwd, dtype=x.dtype), sq).reshape(x.shape)
+        scale *= alpha / size
+        scale += k
+        out = x * scale ** -beta
+        ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        n, c, h, w = x.shape
+        size = ctx.size
+        if size - int(size - (size - 1) / 2) < 1:
+            # NOTE: matches torch: its backward fails for size 1 (a window narrower than its
+            # padding)
+            raise RuntimeError(f"start (1) + length ({c}) exceeds dimension size ({c}).")
+        scale = _wrap(ctx.scale)
+        _, bwd = _lrn_windows(c, size)
+        b = _wrap(xp_of(ctx.scale).asarray(bwd, dtype=ctx.scale.dtype))
+        ratio = (g * out / scale).reshape(n, c, h * w)
+        acc = (b @ ratio).reshape(x.shape)
+        gi = scale ** -ctx.beta * g - (2 * ctx.alpha * ctx.beta / size) * x * acc
+        return gi, None, None, None, None

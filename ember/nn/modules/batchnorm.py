@@ -12,7 +12,7 @@ from ember.ops.creation import empty, ones, tensor, zeros
 from ember.tensor import Tensor
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+           "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -251,3 +251,60 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose statistics are meant to be reduced across processes.
+
+    ember has no process groups (``torch.distributed``), so this is always PyTorch's fallback
+    when no process group is initialized: plain batch normalization over the local batch, in
+    training and in eval. That is also what PyTorch computes on a CPU machine without
+    ``torch.distributed.init_process_group``. Construction, parameters, buffers, repr and
+    ``convert_sync_batchnorm`` are PyTorch's; ``process_group`` is stored and unused.
+
+    Example:
+        >>> m = ember.nn.SyncBatchNorm(4)
+        >>> m(ember.randn(8, 4, 3)).shape
+        ember.Size([8, 4, 3])
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, process_group=None,
+                 device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """``module`` with every ``BatchNorm*d`` inside replaced by a ``SyncBatchNorm`` that
+        shares its parameters and buffers (a ``BatchNorm*d`` itself is returned converted).
+
+        Example:
+            >>> net = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.BatchNorm1d(8))
+            >>> type(ember.nn.SyncBatchNorm.convert_sync_batchnorm(net)[1]).__name__
+            'SyncBatchNorm'
+        """
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

@@ -7,6 +7,7 @@ Each keeps PyTorch's constructor arguments, defaults and attributes (``reduction
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 from ember.nn import functional as F
@@ -15,6 +16,7 @@ from ember.nn.modules.module import Module
 from ember.tensor import Tensor
 
 __all__ = [
+    "NLLLoss2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CTCLoss",
@@ -535,3 +537,27 @@ class CTCLoss(_Loss):
                 target_lengths) -> Tensor:
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of ``NLLLoss`` (which takes ``(N, C, H, W)`` inputs itself); warns a
+    ``FutureWarning`` on construction, as PyTorch.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     loss = ember.nn.NLLLoss2d()
+        >>> loss(ember.full((1, 2, 1, 1), -0.5), ember.zeros(1, 1, 1, dtype=ember.int64))
+        tensor(0.5000)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
+                 reduce=None, reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+# ---- SyncBatchNorm ------------------------------------------------------------------------------

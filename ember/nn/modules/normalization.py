@@ -9,10 +9,11 @@ from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.ops import normalization as _N
 from ember.ops.creation import empty
 from ember.tensor import Tensor
 
-__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _as_shape(normalized_shape) -> tuple:
@@ -199,3 +200,42 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Legacy local response normalization across channels of a 4-D ``(N, C, H, W)`` input:
+    ``x / (k + alpha / size * sum of x^2 over nearby channels) ** beta``.
+
+    Kept for PyTorch parity, including its windows: channel ``c`` sums channel 0 and channels
+    ``c - (size - 1) // 2 .. c + (size - 1) // 2`` (roughly), and the gradient is PyTorch's
+    hand-written one, which uses a shifted window (so it is not the exact derivative). For new
+    code use ``LocalResponseNorm``.
+
+    Example:
+        >>> ember.nn.CrossMapLRN2d(3)(ember.ones(1, 4, 2, 2)).shape
+        ember.Size([1, 4, 2, 2])
+    """
+
+    size: int
+    alpha: float
+    beta: float
+    k: float
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             "instead.")
+        return _N._CrossMapLRN2dFn.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# ---- NLLLoss2d ---------------------------------------------------------------------------------
