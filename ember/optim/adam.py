@@ -1,0 +1,137 @@
+"""``Adam``: adaptive moment estimation, with L2 or decoupled weight decay and AMSGrad."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import ember
+from ember.ops._dispatch import xp_of
+from ember.optim.optimizer import Optimizer
+from ember.tensor import Tensor
+
+
+def adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled,
+                maximize):
+    """One Adam step (step count ``step``, already incremented) on raw arrays, in place.
+
+        g <- -g if maximize
+        p <- p * (1 - lr * wd) if decoupled (AdamW), else g <- g + wd * p
+        m <- m + (1 - beta1) * (g - m)          v <- beta2 * v + (1 - beta2) * g^2
+        vmax <- max(vmax, v) if amsgrad (and used in place of v below)
+        p <- p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+    """
+    xp = xp_of(p)
+    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
+    if maximize:
+        g = xp.negative(g, out=xp.empty_like(g))
+    if weight_decay != 0:
+        if decoupled:
+            xp.multiply(p, 1 - lr * weight_decay, out=p)
+        else:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=xp.empty_like(p)),
+                       out=xp.empty_like(p))
+    tmp = xp.subtract(g, m, out=xp.empty_like(m))
+    # NOTE: matches torch: lerp with a weight below 1/2 is m + w * (g - m).
+    xp.multiply(tmp, 1 - beta1, out=tmp)
+    xp.add(m, tmp, out=m)
+    xp.multiply(v, beta2, out=v)
+    xp.multiply(g, g, out=tmp)
+    xp.multiply(tmp, 1 - beta2, out=tmp)
+    xp.add(v, tmp, out=v)
+    if vmax is not None:
+        xp.maximum(vmax, v, out=vmax)
+        v = vmax
+    xp.sqrt(v, out=tmp)
+    xp.divide(tmp, math.sqrt(1 - beta2**step), out=tmp)
+    xp.add(tmp, eps, out=tmp)
+    xp.divide(m, tmp, out=tmp)
+    xp.multiply(tmp, lr / (1 - beta1**step), out=tmp)
+    xp.subtract(p, tmp, out=p)
+
+
+class Adam(Optimizer):
+    """Adam (``torch.optim.Adam``): per-coordinate steps from running gradient moments.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        betas: decay rates of the first and second moment averages.
+        eps: added to the denominator for numerical stability.
+        weight_decay: L2 penalty added to the gradient (decoupled in ``AdamW``).
+        amsgrad: use the running maximum of the second moment (AMSGrad).
+        maximize: ascend the objective instead of descending.
+        decoupled_weight_decay: shrink the parameters directly (AdamW) instead of adding to
+            the gradient.
+
+    Example:
+        >>> import ember
+        >>> w = ember.nn.Parameter(ember.tensor([1.0, -1.0]))
+        >>> opt = ember.optim.Adam([w], lr=0.1)
+        >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
+        [0.9, -0.9]
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if capturable or differentiable or fused:
+            raise NotImplementedError(
+                f"{type(self).__name__}: capturable, differentiable and fused are not supported "
+                "by ember; leave them at their defaults."
+            )
+        # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key in ("amsgrad", "maximize", "capturable", "differentiable",
+                        "decoupled_weight_decay"):
+                group.setdefault(key, False)
+            group.setdefault("foreach", None)
+            group.setdefault("fused", None)
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        decoupled = group.get("decoupled_weight_decay", False)
+        state = self.state
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            st = state[p]
+            if len(st) == 0:
+                # NOTE: matches torch: the step count is a float32 0-d tensor.
+                st["step"] = ember.tensor(0.0, dtype=ember.float32)
+                st["exp_avg"] = ember.zeros_like(p)
+                st["exp_avg_sq"] = ember.zeros_like(p)
+                if amsgrad:
+                    st["max_exp_avg_sq"] = ember.zeros_like(p)
+            step = st["step"]._data
+            step += 1
+            vmax = st["max_exp_avg_sq"]._data if amsgrad else None
+            adam_update(p._data, grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data, vmax,
+                        float(step), lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+            p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
+
+
+__all__ = ["Adam"]

@@ -1,0 +1,118 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ember.ops._dispatch import xp_of
+from ember.optim.optimizer import Optimizer
+from ember.tensor import Tensor, _wrap
+
+
+def sgd_update(p, g, buf, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """One SGD step on raw arrays, in place on ``p`` (and ``buf``); returns the momentum buffer.
+
+        g <- -g if maximize;  g <- g + weight_decay * p
+        b <- g (first step),  else b <- momentum * b + (1 - dampening) * g
+        d <- g + momentum * b if nesterov else b
+        p <- p - lr * d
+    """
+    xp = xp_of(p)
+    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
+    if maximize:
+        g = xp.negative(g, out=xp.empty_like(g))
+    if weight_decay != 0:
+        g = xp.add(g, xp.multiply(p, weight_decay, out=xp.empty_like(p)), out=xp.empty_like(p))
+    d = g
+    if momentum != 0:
+        if buf is None:
+            buf = g.copy()
+        else:
+            xp.multiply(buf, momentum, out=buf)
+            if dampening != 0:
+                g = xp.multiply(g, 1 - dampening, out=xp.empty_like(g))
+            xp.add(buf, g, out=buf)
+        d = buf
+        if nesterov:
+            d = xp.multiply(buf, momentum, out=xp.empty_like(buf))
+            xp.add(g, d, out=d)
+    xp.subtract(p, d * lr, out=p)
+    return buf
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (``torch.optim.SGD``), optionally with momentum.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        momentum: momentum factor (0 turns momentum off).
+        dampening: scales the new gradient in the momentum buffer by ``1 - dampening``.
+        weight_decay: L2 penalty added to the gradient.
+        nesterov: Nesterov momentum (needs momentum > 0 and zero dampening).
+        maximize: ascend the objective instead of descending.
+
+    Example:
+        >>> import ember
+        >>> w = ember.nn.Parameter(ember.tensor([1.0, 2.0]))
+        >>> opt = ember.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
+        [0.8, 1.6]
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
+                 momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
+                 nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if differentiable or fused:
+            raise NotImplementedError(
+                "SGD: differentiable=True and fused=True are not supported by ember; leave them "
+                "at their defaults (the update already runs as a few in-place array calls)."
+            )
+        # NOTE: matches torch: foreach/differentiable/fused are kept in every group so state
+        # dicts carry the same keys both ways.
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key in ("nesterov", "maximize", "differentiable"):
+                group.setdefault(key, False)
+            group.setdefault("foreach", None)
+            group.setdefault("fused", None)
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+        maximize = group["maximize"]
+        state = self.state
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            if momentum != 0:
+                st = state[p]
+                buf = st.get("momentum_buffer")
+                new = sgd_update(p._data, grad._data, None if buf is None else buf._data, lr,
+                                 momentum, dampening, weight_decay, nesterov, maximize)
+                if buf is None:
+                    st["momentum_buffer"] = _wrap(new)
+            else:
+                sgd_update(p._data, grad._data, None, lr, 0, dampening, weight_decay, False,
+                           maximize)
+            p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
+
+
+__all__ = ["SGD"]
