@@ -120,4 +120,4 @@ def is_nonzero(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
-from ember import backends, cuda, func, nn  # noqa: F401,E402
+from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
