@@ -400,3 +400,19 @@ def test_new_names_are_exported_where_torch_has_them():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         enn.Fold(2, 1)  # constructing the non-deprecated layers warns nothing
+
+
+@needs_torch
+def test_each_layer_lives_in_the_file_torch_keeps_it_in():
+    # STYLE: file names follow torch/nn/modules/*, so a reader goes from torch's docs to ours
+    moved = {"MultiheadAttention": "attention"}  # torch: activation.py (re-exported there too)
+    wrong = []
+    for name in dir(torch.nn):
+        theirs = getattr(torch.nn, name)
+        if not inspect.isclass(theirs) or not hasattr(enn, name):
+            continue
+        ours = getattr(enn, name).__module__.rsplit(".", 1)[-1]
+        expected = moved.get(name, theirs.__module__.rsplit(".", 1)[-1])
+        if ours != expected:
+            wrong.append((name, ours, expected))
+    assert not wrong

@@ -20,7 +20,7 @@ from ember.nn.modules.flatten import *  # noqa: F403
 from ember.nn.modules.fold import *  # noqa: F403
 from ember.nn.modules.instancenorm import *  # noqa: F403
 from ember.nn.modules.linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
-from ember.nn.modules.linear_cross_entropy import *  # noqa: F403
+from ember.nn.modules.linear_cross_entropy_options import *  # noqa: F403
 from ember.nn.modules.loss import *  # noqa: F403
 from ember.nn.modules.module import Module  # noqa: F401
 from ember.nn.modules.normalization import *  # noqa: F403

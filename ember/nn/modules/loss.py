@@ -7,15 +7,19 @@ Each keeps PyTorch's constructor arguments, defaults and attributes (``reduction
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 
 from ember.nn import functional as F
 from ember.nn.functional.loss import legacy_get_string
+from ember.nn.modules.linear import Linear
+from ember.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from ember.nn.modules.module import Module
 from ember.tensor import Tensor
 
 __all__ = [
+    "LinearCrossEntropyLoss",
     "NLLLoss2d",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -561,3 +565,72 @@ class NLLLoss2d(NLLLoss):
 
 
 # ---- SyncBatchNorm ------------------------------------------------------------------------------
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``linear(input)`` against ``target``: a ``Linear(in_features,
+    num_classes * prod(out_features))`` head and ``CrossEntropyLoss`` in one module; see
+    ``F.linear_cross_entropy``.
+
+    ``out_features`` (d1, ..., dK) gives a K-dimensional loss: logits (N, C, d1, ..., dK),
+    targets (N, d1, ..., dK) of class indices or (N, C, d1, ..., dK) of probabilities.
+    ``ignore_index=None`` ignores nothing with probability targets and means -100 with class
+    indices. The parameters are ``linear.weight`` (stored flat) and ``linear.bias`` (when
+    ``bias=True``); the class ``weight`` is a buffer.
+
+    Example:
+        >>> loss = ember.nn.LinearCrossEntropyLoss(5, 10, out_features=(4, 3))
+        >>> x = ember.randn(2, 5, requires_grad=True)
+        >>> loss(x, ember.randint(0, 10, (2, 4, 3))).backward()
+        >>> x.grad.shape
+        ember.Size([2, 5])
+    """
+
+    # NOTE: matches torch: options is not a constant (it is not scriptable there)
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index",
+                     "label_smoothing"]
+    num_classes: int
+    out_features: tuple[int, ...]
+    ignore_index: int | None
+    label_smoothing: float
+    options: LinearCrossEntropyOptions | None
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (),
+                 bias: bool = False, device=None, dtype=None, reduction: str = "mean",
+                 weight: Tensor | None = None, ignore_index: int | None = None,
+                 label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # Linear takes a 2-D weight: the (C, *out_features, in) weight is stored flat
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        lin = self.linear
+        shape = (self.num_classes, *self.out_features)
+        weight = lin.weight.reshape((*shape, lin.in_features)) if self.out_features else \
+            lin.weight
+        bias = lin.bias
+        if bias is not None and self.out_features:
+            bias = bias.reshape(shape)
+        return F.linear_cross_entropy(
+            input, weight, target, linear_bias=bias, weight=self.weight,
+            reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
