@@ -10,7 +10,6 @@ primitives because a composite would be slow or would not give PyTorch's numbers
 - ``BinaryCrossEntropy``: PyTorch clamps the logs at -100 and uses its own gradient
   ``(x - y) / max(x (1 - x), 1e-12)``, which autograd of the clamped formula would not give.
 - ``BinaryCrossEntropyWithLogits``: stable for large logits; gradient ``sigmoid(x) - y``.
-- ``LogSigmoid``: ``min(x, 0) - log1p(exp(-|x|))`` with gradient ``sigmoid(-x)`` (exact at 0).
 - ``CtcLoss``: the CTC forward-backward algorithm in log space, vectorized over the batch and the
   label positions, looping only over time, with PyTorch's gradient.
 
@@ -25,6 +24,7 @@ from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import NOGRAD_CTX, Function
 from ember.ops._dispatch import xp_of
+from ember.ops.activation import LogSigmoid
 from ember.tensor import Tensor, _wrap
 
 _state = _gm.state
@@ -441,24 +441,6 @@ class _SmoothL1Node(SmoothL1):
 
 class _HuberNode(SmoothL1):
     _node_name = "HuberLossBackward0"
-
-
-class LogSigmoid(Function):
-    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``; gradient ``sigmoid(-x)``."""
-
-    _array_forward = True
-    _node_name = "LogSigmoidBackward0"
-
-    @staticmethod
-    def forward(ctx, x):
-        xp = xp_of(x)
-        ctx.save_for_backward(x)
-        return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * (-x).sigmoid()
 
 
 # ---- CTC -----------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ember.nn.functional.loss import _ENUM, _reduce, _reduction, get_enum
-from ember.ops import loss as _L
+from ember.ops import activation as _act
 from ember.ops.ternary import where
 from ember.tensor import Tensor
 
@@ -111,7 +111,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
         tensor(0.6931)
     """
     reduction = _reduction(reduction, size_average, reduce)
-    loss = -(target * _L.LogSigmoid.apply(input) + (1 - target) * _L.LogSigmoid.apply(-input))
+    loss = -(target * _act.LogSigmoid.apply(input) + (1 - target) * _act.LogSigmoid.apply(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1
