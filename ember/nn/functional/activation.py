@@ -15,6 +15,7 @@ from ember.ops import activation as _act
 from ember.ops import math as _math
 from ember.ops import softmax as _softmax
 from ember.ops._dispatch import unary
+from ember.ops._elementwise import _check
 from ember.ops.creation import empty_like as _empty_like
 from ember.ops.creation import zeros_like as _zeros_like
 from ember.ops.pointwise import inplace as _inplace
@@ -33,11 +34,7 @@ _TORCH_NAME = _dtype.SCALAR_NAMES
 
 def _floating(input, op: str, kernel: str) -> Tensor:
     """``input`` if it is a floating tensor; PyTorch's errors otherwise."""
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
-        )
-    dt = input._data.dtype
+    dt = _check(input, op)._data.dtype
     if dt.kind != "f":
         raise NotImplementedError(
             f'"{kernel}" not implemented for \'{_TORCH_NAME.get(dt.name, dt.name)}\': {op} '
@@ -47,11 +44,7 @@ def _floating(input, op: str, kernel: str) -> Tensor:
 
 
 def _tensor(input, op: str) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
-        )
-    return input
+    return _check(input, op)
 
 
 def _no_negative_inplace(input: Tensor, value: float, op: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 from ember import _dtype
+from ember.ops._elementwise import _check
 from ember.ops.conv import Conv, ConvTranspose, Fold, Unfold, _geom, unfold_geom
 from ember.tensor import Tensor
 
@@ -47,10 +48,10 @@ def _ntuple(v, D: int, op: str, name: str) -> tuple:
 
 
 def _check_tensors(op: str, input, weight, bias) -> None:
-    for pos, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
-        if not isinstance(t, Tensor) and not (pos == 3 and t is None):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(t).__name__}")
+    _check(input, op)
+    _check(weight, op, "weight", 2)
+    if bias is not None:
+        _check(bias, op, "bias", 3)
 
 
 def _batched(op: str, D: int, input: Tensor) -> bool:

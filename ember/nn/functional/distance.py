@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember.autograd.grad_mode import no_grad
+from ember.ops._elementwise import _check
 from ember.ops.broadcast import broadcast_tensors
 from ember.ops.creation import arange
 from ember.tensor import Tensor, _wrap_dim
@@ -17,9 +18,7 @@ __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 def _tensors(op: str, **named) -> None:
     for pos, (name, t) in enumerate(named.items(), 1):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(t).__name__}")
+        _check(t, op, name, pos)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -11,6 +11,7 @@ import warnings
 
 from ember import _dtype
 from ember.ops._dispatch import xp_of
+from ember.ops._elementwise import _check
 from ember.ops.normalization import MaskAffine, MaskMul, alpha_dropout_masks, dropout_mask
 from ember.tensor import Tensor, _wrap
 
@@ -27,9 +28,7 @@ def _check_p(p) -> None:
 
 
 def _check_input(fn: str, input) -> None:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    _check(input, fn)
 
 
 def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool,

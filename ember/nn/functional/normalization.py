@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember.ops._dispatch import xp_of
+from ember.ops._elementwise import _check
 from ember.ops.creation import zeros
 from ember.ops.joining import cat
 from ember.ops.normalization import NativeBatchNorm, NativeLayerNorm
@@ -25,9 +26,8 @@ def _shape_tuple(fn: str, shape, pos: int = 2) -> tuple:
 
 
 def _check_tensor(fn: str, name: str, pos: int, t, optional: bool = False) -> None:
-    if not isinstance(t, Tensor) and not (optional and t is None):
-        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
-                        f"{type(t).__name__}")
+    if not (optional and t is None):
+        _check(t, fn, name, pos)
 
 
 def _check_params_dtype(x, *params) -> None:

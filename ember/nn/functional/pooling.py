@@ -14,6 +14,7 @@ import operator
 
 from ember import _dtype, relu
 from ember.ops import pooling as _P
+from ember.ops._elementwise import _check
 from ember.tensor import Tensor
 
 __all__ = [
@@ -49,9 +50,7 @@ _SNAME = _dtype.SCALAR_NAMES
 
 # ---- argument checks ---------------------------------------------------------------------------
 def _tensor(op: str, input) -> None:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    _check(input, op)
 
 
 def _ints(op: str, name: str, value, n: int, optional: bool = False):
