@@ -22,6 +22,22 @@ def _as_shape(normalized_shape) -> tuple:
     return tuple(normalized_shape)
 
 
+def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, factory_kwargs) -> None:
+    """Register ``weight`` and ``bias`` of ``shape`` (``bias`` None when not wanted), or both as
+    None without ``affine``, as PyTorch's norm layers do."""
+    m.register_parameter("weight", Parameter(empty(shape, **factory_kwargs)) if affine else None)
+    m.register_parameter("bias", Parameter(empty(shape, **factory_kwargs))
+                         if affine and bias else None)
+
+
+def _reset_affine(m: Module) -> None:
+    # norms are not versioned (see ember.nn._default_init): weight 1, bias 0
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if getattr(m, "bias", None) is not None:
+        init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """Normalize over the last dims (``normalized_shape``) to zero mean and unit variance,
     then an element-wise affine map (``weight`` 1 and ``bias`` 0 to start).
@@ -46,23 +62,11 @@ class LayerNorm(Module):
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # norms are not versioned (see ember.nn._default_init): weight 1, bias 0
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -102,22 +106,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
