@@ -829,7 +829,7 @@ class OneCycleLR(LRScheduler):
         >>> for _ in range(4):
         ...     opt.step(); sched.step(); lrs += [round(x, 6) for x in sched.get_last_lr()]
         >>> lrs
-        [0.04, 1.0, 0.666671, 0.333336, 4e-06]
+        [0.04, 0.857143, 0.57143, 0.285717, 4e-06]
     """
 
     def __init__(self, optimizer: Optimizer, max_lr: float | list[float],
