@@ -28,6 +28,7 @@ import json
 import mmap as _mmap
 import os
 import secrets
+import stat
 import sys
 
 from ember import _dtype
@@ -530,13 +531,43 @@ def _load_buffer(buf, where: str, dev: str, fn, numpy: bool = False, copy: bool 
     return metadata, _build(entries, data, 0, dev, fn, where, numpy)
 
 
-def _load_mmap(fd: int, start: int, where: str, dev: str, fn):
-    total = os.fstat(fd).st_size - start
-    if total < 8:
-        _header_size(b"", max(total, 0), where)  # raises: too small
-    # copy-on-write: tensors are writable and writes never reach the file, as torch's mmap
-    mm = _mmap.mmap(fd, 0, access=_mmap.ACCESS_COPY)
-    return _load_buffer(memoryview(mm)[start:], where, dev, fn, copy=False)
+def _regular_file(f):
+    """``(fd, position, bytes left)`` of a file object over a regular file, else None."""
+    try:
+        fd = f.fileno()
+        st = os.fstat(fd)
+        start = f.tell()
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (fd, start, st.st_size - start) if stat.S_ISREG(st.st_mode) else None
+
+
+def _load_file(f, where: str, dev: str, fn, as_map: bool):
+    """Load from a file object: through a map of the file where it is a regular file (a copy
+    out of the page cache is faster than ``read``: measured 2.5x on 100 MB), else by reading."""
+    if dev == "meta":
+        return _load_stream(f, where, dev, fn)
+    reg = _regular_file(f)
+    if reg is None and as_map:
+        raise ValueError(f"mmap=True needs a file name or a file object over a real file, "
+                         f"got {type(f).__name__}; pass the path instead")
+    if reg is None or reg[2] < 8:  # a stream, or too short to map (an error below)
+        return _load_stream(f, where, dev, fn)
+    fd, start, total = reg
+    # mmap=True: copy-on-write, so tensors are writable and writes never reach the file (as
+    # torch's mmap); otherwise a read-only map, copied out and closed
+    mm = _mmap.mmap(fd, 0, access=_mmap.ACCESS_COPY if as_map else _mmap.ACCESS_READ)
+    view = memoryview(mm)[start:]
+    try:
+        return _load_buffer(view, where, dev, fn, copy=not as_map)
+    finally:
+        f.seek(start + total)
+        if not as_map:
+            view.release()
+            try:
+                mm.close()
+            except BufferError:  # a traceback still holds a view: the GC closes it
+                pass
 
 
 def load(f, map_location=None, mmap: bool = False) -> dict[str, Tensor]:
@@ -565,17 +596,8 @@ def load(f, map_location=None, mmap: bool = False) -> dict[str, Tensor]:
         return _load_buffer(f, "<bytes>", dev, fn)[1]
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
-            if mmap and dev != "meta":
-                return _load_mmap(fh.fileno(), 0, where, dev, fn)[1]
-            return _load_stream(fh, where, dev, fn)[1]
-    if mmap and dev != "meta":
-        try:
-            fd, start = f.fileno(), f.tell()
-        except (OSError, ValueError, AttributeError):
-            raise ValueError(f"mmap=True needs a file name or a file object over a real file, "
-                             f"got {type(f).__name__}; pass the path instead") from None
-        return _load_mmap(fd, start, where, dev, fn)[1]
-    return _load_stream(f, where, dev, fn)[1]
+            return _load_file(fh, where, dev, fn, mmap)[1]
+    return _load_file(f, where, dev, fn, mmap)[1]
 
 
 def load_file(filename, device="cpu") -> dict[str, Tensor]:
