@@ -1,0 +1,120 @@
+"""``Adagrad``: steps divided by the root of each coordinate's summed squared gradients."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import ember
+from ember.ops._dispatch import xp_of
+from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim.optimizer import Optimizer
+from ember.tensor import Tensor
+
+
+def adagrad_update(p, g, total, step, lr, lr_decay, eps, weight_decay, maximize):
+    """One Adagrad step (step count ``step``, already incremented) on raw arrays, in place.
+
+        g <- -g if maximize;  g <- g + wd * p
+        s <- s + g^2
+        p <- p - lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)
+    """
+    xp = xp_of(p)
+    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
+    if maximize:
+        g = xp.negative(g, out=xp.empty_like(g))
+    tmp = xp.empty_like(p)
+    if weight_decay != 0:
+        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+    clr = lr / (1 + (step - 1) * lr_decay)
+    xp.multiply(g, g, out=tmp)
+    xp.add(total, tmp, out=total)
+    std = xp.sqrt(total, out=xp.empty_like(p))
+    xp.add(std, eps, out=std)
+    xp.multiply(g, -clr, out=tmp)
+    xp.divide(tmp, std, out=tmp)
+    xp.add(p, tmp, out=p)
+
+
+class Adagrad(Optimizer):
+    """Adagrad (``torch.optim.Adagrad``): per-coordinate learning rates that shrink with the
+    accumulated squared gradient.
+
+    State (``step`` and ``sum``) is created for every parameter at construction, as in torch.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        lr_decay: the learning rate at step ``t`` is ``lr / (1 + (t - 1) * lr_decay)``.
+        weight_decay: L2 penalty added to the gradient.
+        initial_accumulator_value: starting value of the sum of squared gradients.
+        eps: added to the denominator for numerical stability.
+        foreach, differentiable, fused: torch's implementation flags, kept in the groups;
+            ember runs one implementation (``differentiable``/``fused`` must stay False).
+        maximize: ascend the objective instead of descending.
+
+    Example:
+        >>> import ember
+        >>> w = ember.nn.Parameter(ember.tensor([1.0, -1.0]))
+        >>> opt = ember.optim.Adagrad([w], lr=0.1)
+        >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
+        [0.9, -0.9]
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
+                 lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None):
+        check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        reject_unsupported("Adagrad", differentiable=differentiable, fused=fused)
+        # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p: Tensor) -> None:
+        st = self.state[p]
+        st["step"] = scalar_state(0.0)
+        # NOTE: matches torch: the accumulator starts from the optimizer's default
+        # initial_accumulator_value, even for a group that gives its own.
+        st["sum"] = ember.full_like(p, self.defaults["initial_accumulator_value"])
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
+                                  fused=None))
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, lr_decay, eps = float(group["lr"]), group["lr_decay"], group["eps"]
+        weight_decay, maximize = group["weight_decay"], group["maximize"]
+        state = self.state
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            st = state[p]
+            if len(st) == 0:  # a parameter of a group added after construction
+                self._init_state(p)
+            step = st["step"]._data
+            step += 1
+            adagrad_update(p._data, grad._data, st["sum"]._data, float(step), lr, lr_decay, eps,
+                           weight_decay, maximize)
+            p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
+
+
+__all__ = ["Adagrad"]

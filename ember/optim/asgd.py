@@ -1,0 +1,116 @@
+"""``ASGD``: averaged stochastic gradient descent (SGD with a decaying step and a running average
+of the iterates kept in the state)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import ember
+from ember.ops._dispatch import xp_of
+from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim.optimizer import Optimizer
+from ember.tensor import Tensor
+
+
+def asgd_update(p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, maximize,
+                scalar_rounding):
+    """One ASGD step (step count ``step``, already incremented) on raw arrays, in place.
+
+    ``eta`` and ``mu`` are 0-d arrays (the step size and the averaging weight), updated in place
+    for the next step; ``scalar_rounding`` is the dtype their new values are rounded through.
+
+        g <- -g if maximize;  g <- g + wd * p
+        p <- p * (1 - lambd * eta) - eta * g
+        ax <- ax + mu * (p - ax)  (ax <- p while mu = 1)
+        eta <- lr / (1 + lambd * lr * t)^alpha;  mu <- 1 / max(1, t - t0)
+    """
+    xp = xp_of(p)
+    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
+    if maximize:
+        g = xp.negative(g, out=xp.empty_like(g))
+    tmp = xp.empty_like(p)
+    if weight_decay != 0:
+        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+    eta_value = float(eta)
+    xp.multiply(p, 1 - lambd * eta_value, out=p)
+    xp.multiply(g, -eta_value, out=tmp)
+    xp.add(p, tmp, out=p)
+    mu_value = float(mu)
+    if mu_value != 1:
+        xp.subtract(p, ax, out=tmp)
+        xp.multiply(tmp, mu_value, out=tmp)
+        xp.add(ax, tmp, out=ax)
+    else:
+        xp.copyto(ax, p)
+    # NOTE: matches torch: the new values pass through a default-dtype tensor before they are
+    # copied into the state, so they are rounded to float32 by default even in float64 state.
+    eta[...] = xp.asarray(lr / ((1 + lambd * lr * step) ** alpha), dtype=scalar_rounding)
+    mu[...] = xp.asarray(1 / max(1, step - t0), dtype=scalar_rounding)
+
+
+class ASGD(Optimizer):
+    """ASGD (``torch.optim.ASGD``): SGD with a decaying step size that also keeps, in the state
+    buffer ``ax``, the running average of the iterates after step ``t0``.
+
+    Args:
+        params: parameters, or dicts of parameter groups.
+        lr: learning rate.
+        lambd: decay term.
+        alpha: power of the step size decay.
+        t0: the step at which averaging starts.
+        weight_decay: L2 penalty added to the gradient.
+        foreach, differentiable, capturable: torch's implementation flags, kept in the groups;
+            ember runs one implementation (``differentiable``/``capturable`` must stay False).
+        maximize: ascend the objective instead of descending.
+
+    Example:
+        >>> import ember
+        >>> w = ember.nn.Parameter(ember.tensor([1.0, -1.0]))
+        >>> opt = ember.optim.ASGD([w], lr=0.1)
+        >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
+        [0.8, -0.8]
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
+                 lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
+                 weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False):
+        check_lr(lr)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        reject_unsupported("ASGD", differentiable=differentiable, capturable=capturable)
+        # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
+                                  capturable=False), scalars=("step", "eta", "mu"))
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        weight_decay, maximize = group["weight_decay"], group["maximize"]
+        rounding = ember.get_default_dtype()._np
+        state = self.state
+        for p in group["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            st = state[p]
+            if len(st) == 0:
+                st["step"] = scalar_state(0.0)
+                st["eta"] = scalar_state(lr)
+                st["mu"] = scalar_state(1.0)
+                st["ax"] = ember.zeros_like(p)
+            step = st["step"]._data
+            step += 1
+            asgd_update(p._data, grad._data, st["ax"]._data, st["eta"]._data, st["mu"]._data,
+                        float(step), lr, lambd, alpha, t0, weight_decay, maximize, rounding)
+            p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
+
+
+__all__ = ["ASGD"]
