@@ -33,6 +33,7 @@ from ember.ops import (  # noqa: F401
     slicing,
     softmax,
     sorting,
+    special_gamma,
     ternary,
 )
 
@@ -45,4 +46,5 @@ FAMILIES = (
     indexing, gather_scatter, index_dim, masked, nonzero_unique,
     linalg, addmm, products, cross, einsum,
     softmax, linear,
+    special_gamma,
 )
