@@ -1,8 +1,17 @@
 """``ember.optim``: PyTorch's optimizers (``torch.optim``) over ember tensors."""
 
+from ember.optim.adadelta import Adadelta
+from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam
+from ember.optim.adamax import Adamax
 from ember.optim.adamw import AdamW
+from ember.optim.asgd import ASGD
+from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer
+from ember.optim.radam import RAdam
+from ember.optim.rmsprop import RMSprop
+from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
 
 __all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
+__all__ += ["ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
