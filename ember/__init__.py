@@ -94,7 +94,6 @@ from ember.ops.cross import *  # noqa: F401,F403,E402
 from ember.ops.einsum import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
-from ember.ops.special_gamma import *  # noqa: F401,F403,E402
 from ember.random import *  # noqa: F401,F403,E402
 from ember import linalg, return_types, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
@@ -123,5 +122,3 @@ def is_nonzero(input: Tensor) -> bool:
 def numel(input: Tensor) -> int:
     return input.numel()
 from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
-from ember import serialization  # noqa: F401,E402
-from ember.serialization import load, save  # noqa: F401,E402
