@@ -11,6 +11,8 @@ import stat
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import ember
 from ember.serialization import safetensors as S
@@ -386,6 +388,46 @@ def test_fuzzed_files_end_in_a_clean_error_or_a_correct_load():
             for k in out:
                 np.testing.assert_array_equal(ref[k], out[k].numpy())
     assert loaded > 0  # some mutations (data bytes, padding) leave a valid file
+
+
+_HEADER_TEXT = hst.recursive(
+    hst.none() | hst.booleans() | hst.integers(-3, 2**65) | hst.sampled_from(["F32", "I8", "x"]),
+    lambda kids: hst.lists(kids, max_size=3)
+    | hst.dictionaries(hst.sampled_from(["dtype", "shape", "data_offsets", "__metadata__", "a"]),
+                       kids, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(header=_HEADER_TEXT, data=hst.binary(max_size=40))
+def test_arbitrary_headers_end_in_a_clean_error_or_a_correct_load(header, data):
+    blob = _file(json.dumps(header).encode(), data, raw=True)
+    try:
+        out = S.load_bytes(blob)
+    except SafetensorError:
+        return
+    n = int.from_bytes(blob[:8], "little")
+    for k, t in out.items():
+        begin, end = header[k]["data_offsets"]
+        assert t.numpy().tobytes() == blob[8 + n + begin:8 + n + end]
+
+
+@settings(max_examples=100, deadline=None)
+@given(blob=hst.binary(max_size=64))
+def test_arbitrary_bytes_end_in_a_clean_error(blob):
+    try:
+        S.load_bytes(blob)
+    except SafetensorError:
+        pass
+
+
+@needs_torch
+def test_a_torch_checkpoint_is_not_read_as_safetensors(tmp_path):
+    path = tmp_path / "m.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    assert not S.looks_like_safetensors(path.read_bytes()[:16])
+    with pytest.raises(SafetensorError, match="m.pt"):
+        S.load(path)
 
 
 # ---- writing errors --------------------------------------------------------------------------

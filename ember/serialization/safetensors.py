@@ -301,15 +301,8 @@ def save_bytes(tensors: dict[str, Tensor], metadata: dict[str, str] | None = Non
         {'x': tensor([1., 2.])}
     """
     head, arrays = _prepare(tensors, metadata)
-    out = bytearray(len(head) + sum(a.nbytes for a in arrays))
-    out[:len(head)] = head
-    view, pos = memoryview(out), len(head)
-    for arr in arrays:
-        n = arr.nbytes
-        if n:
-            view[pos:pos + n] = arr.reshape(-1).view(_cpu.uint8)
-            pos += n
-    return bytes(out)
+    # one copy: join takes the arrays' buffers directly
+    return b"".join([head, *(a.reshape(-1).view(_cpu.uint8) for a in arrays)])
 
 
 # ---- reading ---------------------------------------------------------------------------------
