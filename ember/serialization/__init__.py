@@ -1,0 +1,401 @@
+"""Checkpoints: ``ember.save`` and ``ember.load``, in PyTorch's file formats.
+
+``ember.save(obj, f)`` writes PyTorch's zip checkpoint (``torch.load(f, weights_only=True)``
+reads it); ``ember.load(f)`` reads that format, PyTorch's legacy pre-1.6 format and
+safetensors, telling them apart by their first bytes. No part of this needs PyTorch.
+
+The zip archive holds, under one folder named after the file (``archive`` for file objects):
+``data.pkl`` (the pickled object, tensors as persistent storage ids), ``.format_version``,
+``.storage_alignment``, ``byteorder``, ``data/<key>`` (each storage's raw bytes, stored
+uncompressed at a 64-byte aligned offset), ``version`` and ``.data/serialization_id``.
+Tensors that share memory (views, tied weights) share one storage in the file and share memory
+again after loading.
+
+Loading is safe by default (``weights_only=True``): the pickle is interpreted by ember's own
+restricted unpickler, which accepts only plain containers, tensor rebuild functions, storage
+types, dtypes, ``Size``, ``device`` and ``Parameter``, and raises ``UnpicklingError`` naming any
+other global before touching it. ``weights_only=False`` runs Python's unpickler: it can load a
+whole pickled module, and it runs any code the file names.
+
+Writing a path is atomic: a temporary file in the same folder, fsync, then a rename over the
+target, so an error or a crash mid-save leaves an earlier file intact.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import secrets
+import stat
+import struct
+import sys
+from pickle import UnpicklingError
+
+from ember.serialization import _load, _pickler
+from ember.serialization._rebuild import UntypedStorage
+from ember.serialization._zip import ZipError, ZipWriter
+
+__all__ = ["save", "load", "UnpicklingError", "UntypedStorage"]
+
+DEFAULT_PROTOCOL = 2
+
+
+def _safetensors():
+    try:
+        from ember.serialization import safetensors
+    except ImportError:  # the codec is optional: zip and legacy work without it
+        return None
+    return safetensors
+
+
+def _is_path(f) -> bool:
+    return isinstance(f, (str, os.PathLike))
+
+
+def _describe(f) -> str:
+    if _is_path(f):
+        return repr(os.fspath(f))
+    name = getattr(f, "name", None)
+    return repr(name) if isinstance(name, (str, bytes)) else f"<{type(f).__name__}>"
+
+
+# ---- save ------------------------------------------------------------------------------------
+
+def _archive_name(f) -> str:
+    """The archive's top folder: the file's name without extension, as PyTorch names it."""
+    if not _is_path(f):
+        return "archive"
+    stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+    if not stem or not stem.isascii() or "/" in stem or "\\" in stem:
+        return "archive"
+    return stem
+
+
+def _serialization_id() -> str:
+    # Two random 64-bit numbers in decimal, 40 digits: the shape of PyTorch's id.
+    return f"{secrets.randbits(64):020d}{secrets.randbits(64):020d}"
+
+
+def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: bool) -> None:
+    zw = ZipWriter(file, archive)
+    zw.write_record("data.pkl", pickle_bytes)
+    zw.write_record(".format_version", b"1")
+    zw.write_record(".storage_alignment", b"64")
+    if byteorder:
+        zw.write_record("byteorder", sys.byteorder.encode())
+    for key, raw in storages:
+        zw.write_record(f"data/{key}", raw, raw.nbytes)
+    zw.write_record("version", b"3\n")
+    zw.write_record(".data/serialization_id", _serialization_id().encode())
+    zw.finish()
+
+
+def _atomic_write(path, write) -> None:
+    """Run ``write(file)`` on a temporary file beside ``path``, fsync, rename over ``path``."""
+    path = os.fspath(path)
+    if os.path.islink(path):
+        path = os.path.realpath(path)  # replace the link's target, keep the link
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"ember.save: the folder of {path!r} does not exist")
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with open(fd, "wb", buffering=1 << 16) as file:
+            write(file)  # large writes bypass the buffer: storages go straight to the file
+            file.flush()
+            os.fsync(file.fileno())
+        try:  # keep a replaced file's permissions
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
+        try:
+            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            os.fsync(dfd)
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save ``obj`` (a state dict, any nest of containers, tensors and numbers, or any picklable
+    object) to ``f`` in PyTorch's checkpoint format.
+
+    ``torch.load(f, weights_only=True)`` reads the file when ``obj`` holds only tensors,
+    containers, numbers, strings and None (state dicts and optimizer state dicts do). A whole
+    ``nn.Module`` can be saved too (pickled by class name, as in PyTorch); loading it needs
+    ``weights_only=False`` and the same code at load time, which makes such files fragile:
+    prefer ``state_dict()``.
+
+    Args:
+        obj: what to save.
+        f: a path (``str`` or ``os.PathLike``; written atomically: temporary file, fsync,
+            rename) or a writable binary file object. A path ending in ``.safetensors``
+            writes the safetensors format (a flat dict of tensors).
+        pickle_module: the pickle module (its pure-Python ``Pickler`` is used).
+        pickle_protocol: pickle protocol of ``data.pkl`` (PyTorch's default 2).
+
+    Raises:
+        RuntimeError: two tensors view the same memory as different dtypes.
+        pickle.PicklingError: ``obj`` holds something that cannot be pickled (nothing is
+            written then).
+
+    Example:
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2, 3), "step": 10}, buf)
+        >>> _ = buf.seek(0)
+        >>> ember.load(buf)["w"].shape
+        ember.Size([2, 3])
+    """
+    if _is_path(f) and os.fspath(f).endswith(".safetensors"):
+        st = _safetensors()
+        if st is None:
+            raise RuntimeError("ember.save: safetensors support (ember.serialization."
+                               "safetensors) is not available")
+        return st.save(obj, f)
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "ember.save writes the zip checkpoint format only "
+            "(_use_new_zipfile_serialization=False is not supported)")
+    # Pickle first, in memory: a failure here happens before any file is touched.
+    buf = io.BytesIO()
+    pickler = _pickler.pickler_class(pickle_module)(buf, pickle_protocol)
+    pickler.dump(obj)
+    pickle_bytes = buf.getvalue()
+    storages = pickler.storages
+    archive = _archive_name(f)
+
+    def write(file):
+        _write_zip(file, archive, pickle_bytes, storages, not _disable_byteorder_record)
+        file.flush()
+
+    if _is_path(f):
+        _atomic_write(f, write)
+    elif hasattr(f, "write"):
+        write(f)
+    else:
+        raise TypeError(f"ember.save: f must be a path or a writable binary file object, got "
+                        f"{type(f).__name__}")
+
+
+# ---- load ------------------------------------------------------------------------------------
+
+class _Window:
+    """A binary file seen from ``base`` on (a checkpoint that starts mid-stream)."""
+
+    def __init__(self, file, base: int):
+        self._f, self._base = file, base
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        if whence == 0:
+            return self._f.seek(self._base + pos) - self._base
+        return self._f.seek(pos, whence) - self._base
+
+    def tell(self) -> int:
+        return self._f.tell() - self._base
+
+    def read(self, n: int = -1) -> bytes:
+        return self._f.read(n)
+
+    def readinto(self, buf) -> int:
+        if hasattr(self._f, "readinto"):
+            return self._f.readinto(buf)
+        data = self._f.read(len(memoryview(buf).cast("B")))
+        memoryview(buf).cast("B")[:len(data)] = data
+        return len(data)
+
+    def readline(self, *args) -> bytes:
+        return self._f.readline(*args)
+
+    def peek(self, *args) -> bytes:  # lets the C unpickler buffer, as on a plain file
+        return self._f.peek(*args) if hasattr(self._f, "peek") else b""
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    if weights_only is None:
+        # NOTE: matches torch: an explicit pickle_module means a full (trusted) load.
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    return weights_only, pickle_module or pickle
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **pickle_load_args):
+    """Load an object saved by ``ember.save`` or ``torch.save`` (or a safetensors file).
+
+    The format is detected from the content: PyTorch's zip checkpoint, its legacy pre-1.6
+    format (``_use_new_zipfile_serialization=False``), or safetensors.
+
+    Args:
+        f: a path or a readable, seekable binary file object (read from its position).
+        map_location: where tensors go: None (where they were saved: ``"cpu"``), ``"cpu"``,
+            ``"meta"`` (shapes only: no data is read), an ``ember.device``, a dict mapping saved
+            locations to new ones (``{"cuda:0": "cpu"}``), or a callable
+            ``fn(storage, location)`` returning the storage (``storage.to(...)``) or None.
+        pickle_module: the module whose ``Unpickler`` runs a full load (implies
+            ``weights_only=False`` unless that is given; with ``weights_only=True`` it is an
+            error, as in PyTorch).
+        weights_only: True (the default): load only tensors, containers and primitive values,
+            never running code from the file. False: Python's full unpickler, which can load
+            pickled modules and runs whatever the file asks: only for trusted files.
+        mmap: map the file instead of reading it: tensors view a private copy-on-write memory
+            map (``f`` must be a path; the zip format only).
+        **pickle_load_args: ``encoding`` for Python 2 strings (default ``"utf-8"``).
+
+    Raises:
+        pickle.UnpicklingError: the pickle names a global outside the allow-list (the message
+            names it), or is corrupt.
+        RuntimeError: the file is truncated, corrupt or not a checkpoint (the message names the
+            file and what is wrong), or a storage's location cannot be restored.
+        ValueError: ``mmap=True`` with a file object; an unknown byte order record.
+
+    Example:
+        >>> import io
+        >>> net = ember.nn.Linear(3, 2)
+        >>> buf = io.BytesIO()
+        >>> ember.save(net.state_dict(), buf)
+        >>> _ = buf.seek(0)
+        >>> sd = ember.load(buf, map_location="cpu")
+        >>> sorted(sd), ember.equal(sd["weight"], net.weight)
+        (['bias', 'weight'], True)
+    """
+    weights_only, pickle_module = _resolve_weights_only(weights_only, pickle_module)
+    mmap = bool(mmap)
+    restore = _load.Restore(map_location)
+    load_args = dict(pickle_load_args)
+    load_args.setdefault("encoding", "utf-8")
+    where = _describe(f)
+    if mmap and not _is_path(f):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    if _is_path(f):
+        with open(f, "rb") as fh:
+            return _load_open(f, fh, where, restore, weights_only, pickle_module, mmap,
+                              load_args, map_location)
+    if not (hasattr(f, "read") and hasattr(f, "seek")):
+        raise TypeError(f"ember.load: f must be a path or a readable, seekable binary file "
+                        f"object, got {type(f).__name__}")
+    return _load_open(f, f, where, restore, weights_only, pickle_module, mmap, load_args,
+                      map_location)
+
+
+def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_args,
+               map_location):
+    base = fh.tell()
+    end = fh.seek(0, 2)
+    length = end - base
+    fh.seek(base)
+    head = fh.read(512)
+    fh.seek(base)
+    if length >= 9 and head[:4] not in (b"PK\x03\x04", b"PK\x05\x06"):
+        st = _safetensors()
+        if st is not None and st.looks_like_safetensors(head[:9]):
+            # The codec names the file in its own errors (SafetensorError, a ValueError).
+            return st.load(f if _is_path(f) else fh, map_location=map_location, mmap=mmap)
+    try:
+        if length == 0:
+            raise RuntimeError("the file is empty")
+        if head[:4] == b"PK\x03\x04" or head[:4] == b"PK\x05\x06":
+            return _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap,
+                             load_args)
+        if mmap:
+            raise RuntimeError(
+                "mmap can only be used with files saved with the zip format "
+                "(ember.save, or torch.save with _use_new_zipfile_serialization=True); "
+                "re-save the checkpoint to use mmap")
+        if _load.is_tar(head):
+            raise RuntimeError("the file is in PyTorch's oldest (tar) checkpoint format, "
+                               "which ember does not read; re-save it with torch.save")
+        if head[:1] in (b"\x80", b"L", b"I", b"("):
+            return _load_legacy(fh, base, length, restore, weights_only, pickle_module,
+                                load_args)
+        raise RuntimeError(
+            f"not a checkpoint: it starts with {head[:16]!r}, which is neither a zip archive "
+            "(ember.save / torch.save), PyTorch's legacy format nor safetensors")
+    except UnpicklingError as e:
+        raise UnpicklingError(f"ember.load({where}): {e}") from None
+    except ZipError as e:
+        raise RuntimeError(f"ember.load({where}): failed reading zip archive: {e}") from None
+    except (RuntimeError, ValueError) as e:
+        raise _retyped(e, f"ember.load({where}): {e}") from None
+    except (EOFError, OSError, struct.error, MemoryError, OverflowError) as e:
+        raise RuntimeError(f"ember.load({where}): the file is truncated or corrupt: "
+                           f"{type(e).__name__}: {e}") from None
+    except Exception as e:
+        if not weights_only:  # a full load runs the file's own code: its errors are its own
+            raise
+        raise RuntimeError(f"ember.load({where}): the file is corrupt: "
+                           f"{type(e).__name__}: {e}") from None
+
+
+def _retyped(e: Exception, msg: str) -> Exception:
+    """``e``'s type with message ``msg`` (RuntimeError where that type takes other args)."""
+    try:
+        return type(e)(msg)
+    except Exception:  # noqa: BLE001  (e.g. UnicodeDecodeError needs five arguments)
+        return RuntimeError(msg) if isinstance(e, RuntimeError) else ValueError(msg)
+
+
+def _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap, load_args):
+    file = fh if base == 0 else _Window(fh, base)
+    mm = None
+    if mmap:
+        import mmap as _mmap
+
+        # Private (copy-on-write): writes to the tensors never reach the file, as PyTorch's
+        # default MAP_PRIVATE.
+        mm = _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
+    try:
+        return _load.load_zip(file, length, restore, weights_only=weights_only,
+                              pickle_module=pickle_module, mm=mm, load_args=load_args)
+    except Exception:
+        if mm is not None:
+            try:
+                mm.close()
+            except BufferError:  # arrays made before the error still view it
+                pass
+        raise
+
+
+def _load_legacy(fh, base, length, restore, weights_only, pickle_module, load_args):
+    file = fh if base == 0 else _Window(fh, base)
+    data = None
+    try:
+        fileno = fh.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        fileno = None
+    if fileno is not None:
+        import mmap as _mmap
+
+        mm = _mmap.mmap(fileno, 0, access=_mmap.ACCESS_READ)
+        data = memoryview(mm)[base:base + length]
+    else:
+        fh.seek(base)
+        data = fh.read(length)
+    try:
+        return _load.load_legacy(data, file, 0, restore, weights_only=weights_only,
+                                 pickle_module=pickle_module, load_args=load_args)
+    finally:
+        if fileno is not None:
+            data.release()
+            try:
+                mm.close()
+            except BufferError:
+                pass
