@@ -331,6 +331,16 @@ def test_files_the_reference_accepts_are_read():
         _same(S.load_bytes(data)["a"], np.array([1, 2], np.float32))
 
 
+def test_unaligned_data_is_loaded_aligned(tmp_path):
+    path = tmp_path / "u.safetensors"
+    path.write_bytes(_file(json.dumps({"a": {"dtype": "F64", "shape": [2],
+                                             "data_offsets": [0, 16]}}).encode(),
+                           np.array([1.5, 2.5]).tobytes(), raw=True, pad=False))
+    for out in (S.load(path), S.load(path, mmap=True)):
+        assert out["a"]._data.flags.aligned
+        _same(out["a"], np.array([1.5, 2.5]))
+
+
 def test_dtypes_ember_lacks_raise_a_clear_error():
     data = _file({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}, b"\0" * 4)
     if "bfloat16" in ember._dtype._BY_NAME:  # pragma: no cover  (once ember gains it)

@@ -440,9 +440,8 @@ def _target(map_location, where: str):
                     f"got {type(map_location).__name__}")
 
 
-def _build(entries, data, data_offset: int, dev: str, fn, where: str,
-           numpy: bool = False) -> dict:
-    """Tensors (or arrays) over ``data`` (uint8, the tensors' bytes from ``data_offset``)."""
+def _build(entries, data, dev: str, fn, where: str, numpy: bool = False) -> dict:
+    """Tensors (or arrays) over ``data`` (uint8: the bytes after the header)."""
     out = {}
     xp = None if dev == "cpu" else _backend.for_device(dev)
     for key, code, shape, begin, end in entries:
@@ -451,9 +450,8 @@ def _build(entries, data, data_offset: int, dev: str, fn, where: str,
         if xp is not None and dev == "meta":
             arr = xp.empty(tuple(shape), dtype=d._np)
         else:
-            a, b = data_offset + begin, data_offset + end
-            arr = data[a:b].view(npd).reshape(shape)
-            if a % d.itemsize or not _LITTLE:  # unpadded header from a foreign writer
+            arr = data[begin:end].view(npd).reshape(shape)
+            if not arr.flags.aligned or not _LITTLE:  # an unpadded header (foreign writer)
                 arr = arr.astype(d._np)
             if xp is not None:
                 arr = xp.from_numpy(arr)
@@ -508,7 +506,7 @@ def _load_stream(f, where: str, dev: str, fn, numpy: bool = False):
     if dev != "meta":
         data = _cpu.empty(total - 8 - n, dtype=_cpu.uint8)  # aligned: every tensor is too
         _read_into(f, data, where)
-    return metadata, _build(entries, data, 0, dev, fn, where, numpy)
+    return metadata, _build(entries, data, dev, fn, where, numpy)
 
 
 def _load_buffer(buf, where: str, dev: str, fn, numpy: bool = False, copy: bool = True):
@@ -521,7 +519,7 @@ def _load_buffer(buf, where: str, dev: str, fn, numpy: bool = False, copy: bool 
         data = _cpu.frombuffer(view, dtype=_cpu.uint8, offset=8 + n)
         if copy:  # independent, writable tensors, as torch's
             data = data.copy()
-    return metadata, _build(entries, data, 0, dev, fn, where, numpy)
+    return metadata, _build(entries, data, dev, fn, where, numpy)
 
 
 def _regular_file(f):
@@ -704,7 +702,7 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
             data = _cpu.empty(end - begin, dtype=_cpu.uint8)
             self._f.seek(self._start + begin)
             _read_into(self._f, data, self._where)
-        return _build(entry, data, 0, self._dev, self._fn, self._where, self._numpy)[name]
+        return _build(entry, data, self._dev, self._fn, self._where, self._numpy)[name]
 
     def get_slice(self, name: str) -> _Slice:
         """A handle with ``get_shape()``, ``get_dtype()`` and indexing, e.g. ``[:, 1:]``."""
