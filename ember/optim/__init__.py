@@ -1,5 +1,7 @@
 """``ember.optim``: PyTorch's optimizers (``torch.optim``) over ember tensors."""
 
+from ember.optim import lr_scheduler as lr_scheduler
+from ember.optim import swa_utils as swa_utils
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam
