@@ -8,29 +8,29 @@ Example:
 """
 
 from ember.utils.data.dataloader import (
-                                         DataLoader,
-                                         _DatasetKind,
-                                         default_collate,
-                                         default_convert,
-                                         get_worker_info,
+    DataLoader,
+    _DatasetKind,
+    default_collate,
+    default_convert,
+    get_worker_info,
 )
 from ember.utils.data.dataset import (
-                                         ChainDataset,
-                                         ConcatDataset,
-                                         Dataset,
-                                         IterableDataset,
-                                         StackDataset,
-                                         Subset,
-                                         TensorDataset,
-                                         random_split,
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
 )
 from ember.utils.data.sampler import (
-                                         BatchSampler,
-                                         RandomSampler,
-                                         Sampler,
-                                         SequentialSampler,
-                                         SubsetRandomSampler,
-                                         WeightedRandomSampler,
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",

@@ -107,14 +107,16 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
             elem, {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map)
                    for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return cls(*(collate(list(s), collate_fn_map=collate_fn_map) for s in zip(*batch)))
+        # NOTE: matches torch: each field's samples are passed on as a tuple (so strings inside
+        # a namedtuple or tuple collate to a tuple, at top level to a list)
+        return cls(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError(
                 "each element in list of batch should be of equal size: default_collate got "
                 f"sequences of lengths {[len(e) for e in batch]}")
-        columns = [collate(list(s), collate_fn_map=collate_fn_map) for s in zip(*batch)]
+        columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # NOTE: matches torch: tuples of samples collate to a list
         return _rebuild_sequence(elem, columns)
