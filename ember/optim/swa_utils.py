@@ -16,6 +16,7 @@ from typing import Any
 import ember
 from ember.nn.modules.batchnorm import _BatchNorm
 from ember.nn.modules.module import Module
+from ember.ops._dispatch import xp_of
 from ember.optim.lr_scheduler import LRScheduler, _format_param, _warn_if_outside_step
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
@@ -42,6 +43,26 @@ def _is_float(t: Tensor) -> bool:
     return t.is_floating_point() or t.is_complex()
 
 
+def _lerp_(avg: Tensor, cur: Tensor, weight: float) -> None:
+    """``avg <- avg + weight * (cur - avg)`` in place: on the raw arrays (one temporary, in
+    torch's two-sided form) where both match, through ``Tensor.lerp_`` otherwise."""
+    a, c = avg._data, cur._data
+    if a.dtype != c.dtype or a.shape != c.shape or not getattr(a.flags, "writeable", False):
+        avg.lerp_(cur, weight)
+        return
+    xp = xp_of(a)
+    diff = xp.subtract(c, a)
+    # NOTE: matches torch: weights from 0.5 up interpolate from `cur`, which is more exact
+    # there (torch's kernel also fuses the multiply-add, so results agree to the last bits).
+    if weight < 0.5:
+        xp.multiply(diff, weight, out=diff)
+        xp.add(a, diff, out=a)
+    else:
+        xp.multiply(diff, 1 - weight, out=diff)
+        xp.subtract(c, diff, out=a)
+    avg._vc[0] += 1  # an in-place write: autograd must see the tensor changed
+
+
 def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
     """An in-place exponential moving average over lists of tensors, for ``multi_avg_fn``:
     ``ema <- decay * ema + (1 - decay) * current``.
@@ -58,7 +79,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
         with ember.no_grad():
             if _is_float(ema_param_list[0]):
                 for p_ema, p_model in zip(ema_param_list, current_param_list):
-                    p_ema.lerp_(p_model, 1 - decay)
+                    _lerp_(p_ema, p_model, 1 - decay)
             else:
                 for p_ema, p_model in zip(ema_param_list, current_param_list, strict=True):
                     p_ema.copy_(p_ema * decay + p_model * (1 - decay))
@@ -85,7 +106,7 @@ def get_swa_multi_avg_fn() -> Callable:
                 # int64) the weight is a float32 tensor, so it is rounded to float32.
                 weight = weight.item() if isinstance(weight, Tensor) else weight
                 for p_avg, p_model in zip(averaged_param_list, current_param_list):
-                    p_avg.lerp_(p_model, weight)
+                    _lerp_(p_avg, p_model, weight)
                 return
             diffs = [m - a for m, a in zip(current_param_list, averaged_param_list)]
             for p_avg, diff in zip(averaged_param_list, diffs):
