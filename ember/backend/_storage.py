@@ -23,6 +23,8 @@ def storage_of(array):
     non-negative strides (a negative-stride view, a root whose memory has holes): the caller
     saves a contiguous copy instead.
     """
+    if array.size == 0:  # nothing to share: an empty storage of its own
+        return _np.empty(0, uint8), 0
     if any(s < 0 for s in array.strides):
         return None
     root = _root(array)

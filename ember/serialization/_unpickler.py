@@ -369,8 +369,12 @@ class WeightsUnpickler:
         from ember.nn.parameter import Parameter
 
         if type(inst) in _BUILDABLE:
-            if not isinstance(state, dict) or not all(type(k) is str for k in state):
-                raise UnpicklingError("BUILD state for an OrderedDict must be a dict of str")
+            # Attributes only (a state dict's ``_metadata``): never shadow a method.
+            if not isinstance(state, dict) or not all(
+                    type(k) is str and not hasattr(type(inst), k) for k in state):
+                raise UnpicklingError(
+                    f"BUILD state for an {type(inst).__name__} must be a dict of new attribute "
+                    f"names, got {state!r:.100}")
             inst.__dict__.update(state)
         elif type(inst) is Parameter:
             _rebuild.set_obj_state(inst, state)
