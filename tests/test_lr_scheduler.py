@@ -163,6 +163,20 @@ def test_sequence_one_group(name):
     assert _run(es, eo, steps) == _run(ts, to, steps)
 
 
+@needs_torch
+def test_sequential_of_a_chained_scheduler_matches_torch():
+    def make(L, o):
+        chained = L.ChainedScheduler([L.ExponentialLR(o, 0.9), L.StepLR(o, 2)])
+        # NOTE: torch too: re-taking the chained scheduler's initial step steps its children
+        # before any optimizer step, which warns
+        with pytest.warns(UserWarning, match=STEP_ORDER):
+            return L.SequentialLR(o, [chained, L.ConstantLR(o, 0.5, 3)], [4])
+
+    (es, eo), (ts, to) = _both(make)
+    assert _run(es, eo, 10) == _run(ts, to, 10)
+    assert es.state_dict() == ts.state_dict()
+
+
 PLATEAU_METRICS = [5.0, 4.0, 4.0, 3.99995, 4.1, 4.0, 3.0, 3.0, 3.0, 3.0, 3.0, 2.0, 2.0, 2.0, 2.0,
                    2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
 
