@@ -171,12 +171,13 @@ def default_collate(batch):
 
     Tensors are stacked along a new first dimension; NumPy arrays and scalars become tensors
     first; Python floats become a float64 tensor, ints int64, bools bool; strings and bytes stay
-    a list; mappings, namedtuples and sequences are collated field by field (a tuple of samples
-    gives a list, as in torch). Samples must have the same structure and sizes.
+    as they are grouped (a list at top level, a tuple inside a field); mappings, namedtuples and
+    sequences are collated field by field (tuple samples give a list, as in torch). Samples must
+    have the same structure and sizes.
 
     Example:
         >>> b = default_collate([(ember.zeros(2), 1, "a"), (ember.ones(2), 2, "b")])
         >>> b[0].shape, b[1], b[2]
-        (ember.Size([2, 2]), tensor([1, 2]), ['a', 'b'])
+        (ember.Size([2, 2]), tensor([1, 2]), ('a', 'b'))
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)
