@@ -8,6 +8,7 @@ from ember.optim.adam import Adam
 from ember.optim.adamax import Adamax
 from ember.optim.adamw import AdamW
 from ember.optim.asgd import ASGD
+from ember.optim.lbfgs import LBFGS
 from ember.optim.nadam import NAdam
 from ember.optim.optimizer import Optimizer
 from ember.optim.radam import RAdam
@@ -17,3 +18,4 @@ from ember.optim.sgd import SGD
 
 __all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
 __all__ += ["ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
+__all__ += ["LBFGS"]
