@@ -447,3 +447,18 @@ def test_step_bumps_version_and_records_nothing():
         assert w._version == v + 1, name
         assert w.grad_fn is None and all(s.grad_fn is None for s in opt.state[w].values())
         assert w.grad.tolist() == [4.0, -2.0], name
+
+
+@needs_torch
+@pytest.mark.parametrize("name", NAMES)
+def test_tensor_lr_matches_torch(name):
+    ep, tp = _pair()
+    kwargs = {"t0": 2} if name == "ASGD" else {}
+    eo = _make(ember, name, ep, lr=ember.tensor(0.03), **kwargs)
+    to = _make(torch, name, tp, lr=torch.tensor(0.03), **kwargs)
+    rng = np.random.default_rng(10)
+    for _ in range(10):
+        _feed_grads(ep, tp, rng)
+        eo.step()
+        to.step()
+        _assert_same(ep, tp, eo, to)

@@ -16,6 +16,13 @@ def check_lr(lr: Any) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def lr_value(lr: Any) -> Any:
+    """The learning rate to compute with: a number as given, a Tensor lr as its raw 0-d array."""
+    # NOTE: matches torch: a Tensor lr stays a 0-d tensor in the scalar arithmetic of the step
+    # (lr / bias correction...), which therefore rounds to the lr's dtype, float32 by default.
+    return lr._data.reshape(()) if isinstance(lr, Tensor) else lr
+
+
 def reject_unsupported(owner: str, **flags: Any) -> None:
     """Raise for the implementation flags ember does not have (CUDA graphs, autograd through the
     step, fused kernels), naming the ones that were set."""

@@ -7,7 +7,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -91,7 +91,7 @@ class Adadelta(Optimizer):
                                   capturable=False))
 
     def _step_group(self, group: dict[str, Any]) -> None:
-        lr, rho, eps = float(group["lr"]), group["rho"], group["eps"]
+        lr, rho, eps = lr_value(group["lr"]), group["rho"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         state = self.state
         for p in group["params"]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -100,7 +100,7 @@ class Adagrad(Optimizer):
                                   fused=None))
 
     def _step_group(self, group: dict[str, Any]) -> None:
-        lr, lr_decay, eps = float(group["lr"]), group["lr_decay"], group["eps"]
+        lr, lr_decay, eps = lr_value(group["lr"]), group["lr_decay"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         state = self.state
         for p in group["params"]:

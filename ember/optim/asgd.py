@@ -8,7 +8,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -92,7 +92,7 @@ class ASGD(Optimizer):
                                   capturable=False), scalars=("step", "eta", "mu"))
 
     def _step_group(self, group: dict[str, Any]) -> None:
-        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        lr, lambd, alpha, t0 = lr_value(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         rounding = ember.get_default_dtype()._np
         state = self.state

@@ -7,7 +7,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, lerp_, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    check_lr,
+    lerp_,
+    lr_value,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -113,7 +120,7 @@ class NAdam(Optimizer):
                        scalars=("step", "mu_product"))
 
     def _step_group(self, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]
+        lr, (beta1, beta2), eps = lr_value(group["lr"]), group["betas"], group["eps"]
         weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         state = self.state

@@ -7,7 +7,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, lerp_, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    check_lr,
+    lerp_,
+    lr_value,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -105,7 +112,7 @@ class RMSprop(Optimizer):
                                   differentiable=False, capturable=False))
 
     def _step_group(self, group: dict[str, Any]) -> None:
-        lr, alpha, eps = float(group["lr"]), group["alpha"], group["eps"]
+        lr, alpha, eps = lr_value(group["lr"]), group["alpha"], group["eps"]
         weight_decay, momentum = group["weight_decay"], group["momentum"]
         centered, maximize = group["centered"], group["maximize"]
         state = self.state
