@@ -620,3 +620,49 @@ def test_one_epoch_of_training_from_a_shuffled_loader():
         after = loss_fn(model(x), y).item()
     assert seen == 256 and len(loader) == 16
     assert after < 0.25 * before, (before, after)
+
+
+# ---- short paths give what the general paths give ----------------------------------------------
+class _Rows(ed.Dataset):
+    """A TensorDataset in all but type: the loader takes the per-sample path for it."""
+
+    def __init__(self, *tensors):
+        self.tensors = tensors
+
+    def __len__(self):
+        return self.tensors[0].shape[0]
+
+    def __getitem__(self, i):
+        return tuple(t[i] for t in self.tensors)
+
+
+@pytest.mark.parametrize("kwargs", [{"batch_size": 3}, {"batch_size": 4, "drop_last": True},
+                                    {"batch_sampler": [[4, -1, 0], [2]]}])
+def test_tensor_dataset_gather_equals_per_sample_fetch(kwargs):
+    tensors = (ember.randn(9, 2, 3), ember.arange(9), ember.tensor([True, False] * 4 + [True]))
+    fast = list(ed.DataLoader(ed.TensorDataset(*tensors), **kwargs))
+    slow = list(ed.DataLoader(_Rows(*tensors), **kwargs))
+    assert len(fast) == len(slow)
+    for f, s in zip(fast, slow):
+        assert type(f) is type(s) is list and len(f) == len(s) == 3
+        for a, b in zip(f, s):
+            assert a.dtype == b.dtype and a.shape == b.shape and bool((a == b).all())
+            assert a.grad_fn is None and a.is_contiguous()
+    w = ember.randn(5, 2, requires_grad=True)
+    (batch,) = list(ed.DataLoader(ed.TensorDataset(w), batch_size=5))
+    assert batch[0].grad_fn is not None  # a recorded stack, as torch's per-sample path
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        list(ed.DataLoader(ed.TensorDataset(*tensors), batch_sampler=[[0, 9]]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: [ember.randn(3, 2) for _ in range(5)],
+    lambda: [ember.tensor(float(i)) for i in range(4)],
+    lambda: [ember.arange(3)[1:], ember.arange(4)[::2]], lambda: [ember.zeros(0, 2)] * 3,
+])
+def test_collate_stack_short_path_equals_stack(make):
+    batch = make()
+    got, ref = ed.default_collate(batch), ember.stack(batch)
+    assert got.dtype == ref.dtype and got.shape == ref.shape and bool((got == ref).all())
+    mixed = [ember.ones(2), ember.ones(2, dtype=ember.float64)]
+    assert ed.default_collate(mixed).dtype == ember.stack(mixed).dtype

@@ -13,8 +13,23 @@ class _MapDatasetFetcher:
         getitems = getattr(dataset, "__getitems__", None)
         # a dataset that fetches whole batches is asked once per batch
         self._getitems = getitems if auto_collation and getitems else None
+        from ember.utils.data._utils.collate import default_collate
+        from ember.utils.data.dataset import TensorDataset
+
+        # default_collate of a TensorDataset's rows is each tensor's rows gathered at once
+        self._tensors = (dataset.tensors if type(dataset) is TensorDataset and auto_collation
+                         and collate_fn is default_collate and dataset.tensors else None)
 
     def fetch(self, index):
+        if (self._tensors is not None and index.__class__ is list and index
+                and not any(t._requires_grad for t in self._tensors)):
+            # NOTE: matches torch's per-sample fetch and stack: the same list of fresh tensors
+            # (values, dtypes, shapes), made by one gather per tensor instead of a row view per
+            # sample and a stack; odd indices fall through to the per-sample path and its errors
+            try:
+                return [t[index] for t in self._tensors]
+            except (TypeError, IndexError, RuntimeError):
+                pass
         if self._getitems is not None:
             return self.collate_fn(self._getitems(index))
         if self.auto_collation:
