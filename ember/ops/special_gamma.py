@@ -142,7 +142,7 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
 
     Example:
         >>> ember.mvlgamma(ember.tensor([2.5]), 2)
-        tensor([1.0563])
+        tensor([0.8570])
     """
     if isinstance(p, bool) or not isinstance(p, int):
         raise TypeError(f"mvlgamma(): argument 'p' must be int, not {type(p).__name__}")

@@ -1,0 +1,39 @@
+"""``ember.distributions``: PyTorch's ``torch.distributions`` for the distributions training
+code samples from and scores with (policy gradients, VAEs, mixture heads).
+
+Each distribution has PyTorch's constructor, ``batch_shape``/``event_shape``, ``sample``,
+``rsample`` where reparameterizable, ``log_prob``, ``entropy``, ``mean``/``mode``/``variance``,
+``cdf``/``icdf`` where PyTorch has them, ``expand`` and argument validation with PyTorch's
+errors; ``kl_divergence`` covers the pairs PyTorch registers among them. Samples are drawn from
+ember's default generator (``ember.manual_seed`` makes them reproducible); the streams differ
+from PyTorch's, everything deterministic matches its numbers.
+
+Example:
+    >>> from ember.distributions import Normal, kl_divergence
+    >>> p, q = Normal(0.0, 1.0), Normal(1.0, 2.0)
+    >>> kl_divergence(p, q)
+    tensor(0.4431)
+"""
+
+from ember.distributions import constraints
+from ember.distributions.bernoulli import Bernoulli
+from ember.distributions.beta import Beta
+from ember.distributions.categorical import Categorical
+from ember.distributions.dirichlet import Dirichlet
+from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.exponential import Exponential
+from ember.distributions.gamma import Gamma
+from ember.distributions.independent import Independent
+from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.laplace import Laplace
+from ember.distributions.multivariate_normal import MultivariateNormal
+from ember.distributions.normal import Normal
+from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
+    "ExponentialFamily", "Gamma", "Independent", "Laplace", "MultivariateNormal", "Normal",
+    "OneHotCategorical", "Uniform", "constraints", "kl_divergence", "register_kl",
+]

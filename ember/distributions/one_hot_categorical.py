@@ -1,0 +1,97 @@
+"""``OneHotCategorical(probs=None, logits=None)``: a categorical draw as a one-hot vector."""
+
+from __future__ import annotations
+
+import ember
+from ember.distributions import constraints
+from ember.distributions.categorical import Categorical
+from ember.distributions.distribution import Distribution
+from ember.distributions.utils import _EMPTY_SIZE
+from ember.nn.functional import one_hot
+from ember.tensor import Size
+
+__all__ = ["OneHotCategorical"]
+
+
+class OneHotCategorical(Distribution):
+    """A categorical distribution whose samples are one-hot vectors of size ``K``.
+
+    Example:
+        >>> d = OneHotCategorical(probs=ember.tensor([0.25, 0.75]))
+        >>> d.log_prob(ember.tensor([0.0, 1.0]))
+        tensor(-0.2877)
+    """
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None) -> None:
+        self._categorical = Categorical(probs, logits)
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(OneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape,
+                                               validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def mean(self):
+        return self._categorical.probs
+
+    @property
+    def mode(self):
+        probs = self._categorical.probs
+        return one_hot(probs.argmax(dim=-1), num_classes=probs.shape[-1]).to(probs)
+
+    @property
+    def variance(self):
+        return self._categorical.probs * (1 - self._categorical.probs)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    def sample(self, sample_shape=_EMPTY_SIZE):
+        sample_shape = Size(sample_shape)
+        probs = self._categorical.probs
+        indices = self._categorical.sample(sample_shape)
+        return one_hot(indices, self._categorical._num_events).to(probs)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        indices = value.max(-1)[1]
+        return self._categorical.log_prob(indices)
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand=True):
+        n = self.event_shape[0]
+        values = ember.eye(n, dtype=self._param.dtype)
+        values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
+        if expand:
+            values = values.expand((n,) + self.batch_shape + (n,))
+        return values
