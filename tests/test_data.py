@@ -475,16 +475,34 @@ def test_shuffle_permutations_reproducible_and_epochs_differ():
     assert len(eds) == 40
 
 
-def test_loader_draws_base_seed_then_shuffles():
-    # NOTE: matches torch: an iterator first draws its base seed from the generator, then the
-    # RandomSampler draws its permutation from the same generator
-    ids = ed.TensorDataset(ember.arange(12))
-    order = [v for (b,) in ed.DataLoader(ids, batch_size=5, shuffle=True,
-                                         generator=ember.Generator().manual_seed(9))
-             for v in b.tolist()]
-    g = ember.Generator().manual_seed(9)
-    ember.empty((), dtype=ember.int64).random_(generator=g)
-    assert order == ember.randperm(12, generator=g).tolist()
+@pytest.mark.parametrize("lib", ["ember", "torch"])
+def test_loader_draws_base_seed_then_shuffles(lib):
+    # NOTE: matches torch (checked on torch by the same code): an iterator first draws its base
+    # seed from the generator, then the RandomSampler draws its permutation from the same
+    # generator; without a generator both come from the default generator, the sampler's as the
+    # seed of a private generator
+    if lib == "torch" and torch is None:
+        pytest.skip("torch is the reference")
+    m, data = (ember, ed) if lib == "ember" else (torch, td)
+    ids = data.TensorDataset(m.arange(12))
+
+    def order(**kw):
+        return [v for (b,) in data.DataLoader(ids, batch_size=5, shuffle=True, **kw)
+                for v in b.tolist()]
+
+    def draw(g=None):
+        return int(m.empty((), dtype=m.int64).random_(generator=g).item())
+
+    got = order(generator=m.Generator().manual_seed(9))
+    g = m.Generator().manual_seed(9)
+    draw(g)
+    assert got == m.randperm(12, generator=g).tolist()
+    m.manual_seed(3)
+    got = order()
+    m.manual_seed(3)
+    draw()
+    private = m.Generator().manual_seed(draw())
+    assert got == m.randperm(12, generator=private).tolist()
 
 
 @needs_torch

@@ -422,7 +422,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._auto_collation, self._collate_fn, self._drop_last, self._base_seed,
                 loader.worker_init_fn, i, self._num_workers,
                 None if prefix is None else f"{prefix}{i}-"))
-            w.start()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns on forking a process that runs threads (the queues' feeder
+                # threads); a worker touches no lock those threads hold, and torch forks alike
+                warnings.filterwarnings("ignore", ".*fork", DeprecationWarning)
+                w.start()
             index_queues.append(q)
             workers.append(w)
         self._workers = workers
