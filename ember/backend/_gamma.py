@@ -143,13 +143,20 @@ def lgamma(x):
 
 def _digamma_pos(x):
     """digamma on finite x > 0 (float64 array)."""
+    # psi(x) = psi(x + n) - sum_{k<n} 1/(x + k): shift the small elements to >= 10, with whole-
+    # array steps on the subset that needs them (no per-step fancy indexing)
     res = np.zeros_like(x)
-    x = x.copy()
     low = x < 10.0
-    while low.any():
-        res[low] -= 1.0 / x[low]
-        x[low] += 1.0
-        low = x < 10.0
+    if low.any():
+        xl = x[low]
+        acc = np.zeros_like(xl)
+        for _ in range(int(np.ceil(10.0 - xl.min()))):
+            small = xl < 10.0
+            acc -= np.where(small, 1.0 / xl, 0.0)
+            xl = np.where(small, xl + 1.0, xl)
+        res[low] = acc
+        x = x.copy()
+        x[low] = xl
     z = 1.0 / (x * x)
     return res + np.log(x) - 0.5 / x - _poly(_DIGAMMA, z)
 
@@ -181,18 +188,24 @@ def _hurwitz_zeta_int(s: int, q):
     # Direct terms until q + k >= w0, where the Euler-Maclaurin tail with 12 terms is exact to
     # double precision (its terms shrink like (s + 2j)^(2j) / (2 pi w)^(2j)).
     w0 = 12.0 + s
-    n = np.maximum(np.ceil(w0 - q), 0.0)
     res = np.zeros_like(q)
     w = q.copy()
-    active = n > 0
-    while active.any():
-        res[active] += w[active] ** -s
-        w[active] += 1.0
-        active = w < w0
-    tail = w ** (1.0 - s) / (s - 1) + 0.5 * w ** -s
+    low = w < w0
+    if low.any():
+        wl = w[low]
+        acc = np.zeros_like(wl)
+        for _ in range(int(np.ceil(w0 - wl.min()))):
+            small = wl < w0
+            acc += np.where(small, (1.0 / wl) ** s, 0.0)
+            wl = np.where(small, wl + 1.0, wl)
+        res[low] = acc
+        w[low] = wl
+    inv = 1.0 / w
+    ws = inv**s  # w^-s with an integer power: repeated products, not a float pow
+    tail = ws * w / (s - 1) + 0.5 * ws
     fac = float(s)  # rising factorial s (s+1) ... (s+2j-2)
-    wp = w ** (-s - 1.0)
-    w2 = 1.0 / (w * w)
+    wp = ws * inv
+    w2 = inv * inv
     for j, b in enumerate(_ZETA_B):
         tail += b * fac * wp
         fac *= (s + 2 * j + 1) * (s + 2 * j + 2)
