@@ -20,8 +20,9 @@ import numpy as np
 import ember
 
 try:
-    from bench import train
+    from bench import checkpoint, train
 except ImportError:  # run as a script: python bench/run.py
+    import checkpoint
     import train
 
 try:
@@ -160,6 +161,9 @@ def _train_workload(name, builder, what):
 
 for _name, (_builder, _what) in train.TRAIN_WORKLOADS.items():
     workload(_name)(_train_workload(_name, _builder, _what))
+
+
+workload("checkpoint")(lambda quick: checkpoint.run(quick, compare))
 
 
 def _rss_peak_reset() -> bool:

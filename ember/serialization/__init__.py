@@ -30,6 +30,9 @@ import secrets
 import stat
 import struct
 import sys
+import threading
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pickle import UnpicklingError
 
 from ember.serialization import _load, _pickler
@@ -77,18 +80,42 @@ def _serialization_id() -> str:
     return f"{secrets.randbits(64):020d}{secrets.randbits(64):020d}"
 
 
-def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: bool) -> None:
-    zw = ZipWriter(file, archive)
-    zw.write_record("data.pkl", pickle_bytes)
-    zw.write_record(".format_version", b"1")
-    zw.write_record(".storage_alignment", b"64")
-    if byteorder:
-        zw.write_record("byteorder", sys.byteorder.encode())
-    for key, raw in storages:
-        zw.write_record(f"data/{key}", raw, raw.nbytes)
-    zw.write_record("version", b"3\n")
-    zw.write_record(".data/serialization_id", _serialization_id().encode())
-    zw.finish()
+_PIPELINE_BYTES = 1 << 24  # below this, threads cost more than they save
+
+
+def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: bool,
+               sync=None) -> None:
+    """Write the archive. Large storages are pipelined: their CRC-32s are computed in a
+    thread while the main thread writes (both release the GIL), and with ``sync`` (a path's
+    file descriptor) the written part is flushed to disk in another thread while later
+    storages are written, so the final fsync has little left to do."""
+    total = sum(raw.nbytes for _, raw in storages)
+    pipeline = total >= _PIPELINE_BYTES
+    pool = ThreadPoolExecutor(2) if pipeline else None
+    try:
+        crcs = [pool.submit(zlib.crc32, raw) if pipeline and raw.nbytes else None
+                for _, raw in storages]
+        flushing = None
+        zw = ZipWriter(file, archive)
+        zw.write_record("data.pkl", pickle_bytes)
+        zw.write_record(".format_version", b"1")
+        zw.write_record(".storage_alignment", b"64")
+        if byteorder:
+            zw.write_record("byteorder", sys.byteorder.encode())
+        for (key, raw), crc in zip(storages, crcs):
+            zw.write_record(f"data/{key}", raw, raw.nbytes, crc and crc.result)
+            if sync is not None and pipeline and (flushing is None or flushing.done()):
+                file.flush()
+                flushing = pool.submit(os.fdatasync if hasattr(os, "fdatasync") else os.fsync,
+                                       sync)
+        zw.write_record("version", b"3\n")
+        zw.write_record(".data/serialization_id", _serialization_id().encode())
+        zw.finish()
+        if flushing is not None:
+            flushing.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _atomic_write(path, write) -> None:
@@ -103,14 +130,25 @@ def _atomic_write(path, write) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with open(fd, "wb", buffering=1 << 16) as file:
-            write(file)  # large writes bypass the buffer: storages go straight to the file
+            write(file, file.fileno())  # large writes bypass the buffer
             file.flush()
             os.fsync(file.fileno())
         try:  # keep a replaced file's permissions
             os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
         except OSError:
             pass
-        os.replace(tmp, path)
+        # Freeing a replaced file's pages and blocks takes a while for a big checkpoint; an
+        # open descriptor keeps the old inode alive through the rename, and closing it in a
+        # thread frees it off the caller's time (the kernel closes it if the process exits).
+        try:
+            old = os.open(path, os.O_RDONLY)
+        except OSError:
+            old = None
+        try:
+            os.replace(tmp, path)
+        finally:
+            if old is not None:
+                threading.Thread(target=os.close, args=(old,), daemon=True).start()
     except BaseException:
         try:
             os.unlink(tmp)
@@ -181,8 +219,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
     storages = pickler.storages
     archive = _archive_name(f)
 
-    def write(file):
-        _write_zip(file, archive, pickle_bytes, storages, not _disable_byteorder_record)
+    def write(file, sync=None):
+        _write_zip(file, archive, pickle_bytes, storages, not _disable_byteorder_record, sync)
         file.flush()
 
     if _is_path(f):

@@ -44,7 +44,9 @@ class ZipWriter:
         self._entries: list[tuple[bytes, int, int, int]] = []  # name, crc, size, offset
         self._pad = b"FB" + b"Z" * (ALIGNMENT + 2)
 
-    def write_record(self, name: str, data, nbytes: int | None = None) -> None:
+    def write_record(self, name: str, data, nbytes: int | None = None, crc=None) -> None:
+        """Write one record; ``crc``, if given, is a zero-argument callable returning the
+        CRC-32 of ``data`` (computed elsewhere, e.g. in a thread while this writes)."""
         fname = f"{self._prefix}/{name}".encode()
         size = len(data) if nbytes is None else nbytes
         offset = self._pos
@@ -67,10 +69,15 @@ class ZipWriter:
         write(_LOCAL.pack(0x04034B50, 0, _FLAGS, 0, 0, 0, 0, 0, 0, len(fname), len(extra)))
         write(fname)
         write(extra)
-        crc = 0
         if size:
-            crc = zlib.crc32(data)
-            write(data)
+            if crc is None:
+                crc = zlib.crc32(data)
+                write(data)
+            else:
+                write(data)
+                crc = crc()
+        else:
+            crc = 0
         self._pos = start + pad + size
         if size:  # miniz writes no descriptor for an empty record
             if big:
