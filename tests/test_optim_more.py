@@ -462,3 +462,30 @@ def test_tensor_lr_matches_torch(name):
         eo.step()
         to.step()
         _assert_same(ep, tp, eo, to)
+
+
+@needs_torch
+@pytest.mark.parametrize("name,kwargs", [
+    ("Adamax", {"weight_decay": 0.1}), ("NAdam", {"maximize": True}), ("RAdam", {}),
+    ("RMSprop", {"centered": True, "momentum": 0.9}), ("RMSprop", {}), ("Adagrad", {}),
+    ("Adadelta", {}), ("Rprop", {}), ("ASGD", {"t0": 2}),
+])
+def test_large_parameters_updated_in_blocks_match_torch(name, kwargs):
+    """Parameters larger than one block (updated block by block), one with a non-contiguous
+    gradient (updated whole)."""
+    rng = np.random.default_rng(11)
+    shapes = [(300, 257), (257, 300)]
+    init = [rng.standard_normal(s) for s in shapes]
+    ep = [ember.nn.Parameter(ember.from_numpy(a.copy())) for a in init]
+    tp = [torch.nn.Parameter(torch.from_numpy(a.copy())) for a in init]
+    eo, to = _make(ember, name, ep, **kwargs), _make(torch, name, tp, **kwargs)
+    for _ in range(6):
+        for i, (e, t) in enumerate(zip(ep, tp)):
+            g = t.detach().numpy() + rng.standard_normal(tuple(t.shape))
+            g = np.where(rng.random(g.shape) < 0.1, 0.0, g)
+            e.grad = ember.from_numpy(np.ascontiguousarray(g.T).T if i else g.copy())
+            t.grad = torch.from_numpy(g.copy())
+        assert ep[0].grad._data.flags.c_contiguous and not ep[1].grad._data.flags.c_contiguous
+        eo.step()
+        to.step()
+        _assert_same(ep, tp, eo, to)

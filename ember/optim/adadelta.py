@@ -7,7 +7,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    blocks,
+    check_lr,
+    lr_value,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -22,28 +29,31 @@ def adadelta_update(p, g, sq, acc, lr, rho, eps, weight_decay, maximize):
         p <- p - lr * d
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
-    xp.multiply(sq, rho, out=sq)
-    xp.multiply(g, 1 - rho, out=tmp)
-    xp.multiply(tmp, g, out=tmp)
-    xp.add(sq, tmp, out=sq)
-    std = xp.add(sq, eps, out=xp.empty_like(p))
-    xp.sqrt(std, out=std)
-    delta = xp.add(acc, eps, out=xp.empty_like(p))
-    xp.sqrt(delta, out=delta)
-    xp.divide(delta, std, out=delta)
-    xp.multiply(delta, g, out=delta)
-    xp.multiply(acc, rho, out=acc)
-    xp.multiply(delta, 1 - rho, out=tmp)
-    xp.multiply(tmp, delta, out=tmp)
-    xp.add(acc, tmp, out=acc)
-    xp.multiply(delta, -lr, out=delta)
-    xp.add(p, delta, out=p)
+    arrays = (p, g, sq, acc)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, sq, acc in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        xp.multiply(sq, rho, out=sq)
+        xp.multiply(g, 1 - rho, out=tmp)
+        xp.multiply(tmp, g, out=tmp)
+        xp.add(sq, tmp, out=sq)
+        std = xp.add(sq, eps, out=xp.empty_like(p))
+        xp.sqrt(std, out=std)
+        delta = xp.add(acc, eps, out=xp.empty_like(p))
+        xp.sqrt(delta, out=delta)
+        xp.divide(delta, std, out=delta)
+        xp.multiply(delta, g, out=delta)
+        xp.multiply(acc, rho, out=acc)
+        xp.multiply(delta, 1 - rho, out=tmp)
+        xp.multiply(tmp, delta, out=tmp)
+        xp.add(acc, tmp, out=acc)
+        xp.multiply(delta, -lr, out=delta)
+        xp.add(p, delta, out=p)
 
 
 class Adadelta(Optimizer):

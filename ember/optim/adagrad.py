@@ -7,7 +7,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    blocks,
+    check_lr,
+    lr_value,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -20,20 +27,23 @@ def adagrad_update(p, g, total, step, lr, lr_decay, eps, weight_decay, maximize)
         p <- p - lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
     clr = lr / (1 + (step - 1) * lr_decay)
-    xp.multiply(g, g, out=tmp)
-    xp.add(total, tmp, out=total)
-    std = xp.sqrt(total, out=xp.empty_like(p))
-    xp.add(std, eps, out=std)
-    xp.multiply(g, -clr, out=tmp)
-    xp.divide(tmp, std, out=tmp)
-    xp.add(p, tmp, out=p)
+    arrays = (p, g, total)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, total in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        xp.multiply(g, g, out=tmp)
+        xp.add(total, tmp, out=total)
+        std = xp.sqrt(total, out=xp.empty_like(p))
+        xp.add(std, eps, out=std)
+        xp.multiply(g, -clr, out=tmp)
+        xp.divide(tmp, std, out=tmp)
+        xp.add(p, tmp, out=p)
 
 
 class Adagrad(Optimizer):

@@ -8,6 +8,7 @@ from typing import Any
 import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
+    blocks,
     check_lr,
     lerp_,
     lr_value,
@@ -28,20 +29,24 @@ def adamax_update(p, g, m, u, step, lr, beta1, beta2, eps, weight_decay, maximiz
         p <- p - lr / (1 - beta1^t) * m / u
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
-    lerp_(m, g, 1 - beta1, tmp, xp)
-    xp.multiply(u, beta2, out=u)
-    xp.abs(g, out=tmp)
-    xp.add(tmp, eps, out=tmp)
-    xp.maximum(u, tmp, out=u)
-    xp.multiply(m, -lr / (1 - beta1**step), out=tmp)
-    xp.divide(tmp, u, out=tmp)
-    xp.add(p, tmp, out=p)
+    step_scale = -lr / (1 - beta1**step)
+    arrays = (p, g, m, u)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, m, u in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        lerp_(m, g, 1 - beta1, tmp, xp)
+        xp.multiply(u, beta2, out=u)
+        xp.abs(g, out=tmp)
+        xp.add(tmp, eps, out=tmp)
+        xp.maximum(u, tmp, out=u)
+        xp.multiply(m, step_scale, out=tmp)
+        xp.divide(tmp, u, out=tmp)
+        xp.add(p, tmp, out=p)
 
 
 class Adamax(Optimizer):

@@ -8,7 +8,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, lr_value, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    blocks,
+    check_lr,
+    lr_value,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -26,23 +33,25 @@ def asgd_update(p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, max
         eta <- lr / (1 + lambd * lr * t)^alpha;  mu <- 1 / max(1, t - t0)
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
-    eta_value = float(eta)
-    xp.multiply(p, 1 - lambd * eta_value, out=p)
-    xp.multiply(g, -eta_value, out=tmp)
-    xp.add(p, tmp, out=p)
-    mu_value = float(mu)
-    if mu_value != 1:
-        xp.subtract(p, ax, out=tmp)
-        xp.multiply(tmp, mu_value, out=tmp)
-        xp.add(ax, tmp, out=ax)
-    else:
-        xp.copyto(ax, p)
+    eta_value, mu_value = float(eta), float(mu)
+    arrays = (p, g, ax)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, ax in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        xp.multiply(p, 1 - lambd * eta_value, out=p)
+        xp.multiply(g, -eta_value, out=tmp)
+        xp.add(p, tmp, out=p)
+        if mu_value != 1:
+            xp.subtract(p, ax, out=tmp)
+            xp.multiply(tmp, mu_value, out=tmp)
+            xp.add(ax, tmp, out=ax)
+        else:
+            xp.copyto(ax, p)
     # NOTE: matches torch: the new values pass through a default-dtype tensor before they are
     # copied into the state, so they are rounded to float32 by default even in float64 state.
     eta[...] = xp.asarray(lr / ((1 + lambd * lr * step) ** alpha), dtype=scalar_rounding)

@@ -8,6 +8,7 @@ from typing import Any
 import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
+    blocks,
     check_lr,
     lerp_,
     lr_value,
@@ -34,34 +35,40 @@ def nadam_update(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_dec
         p <- p - lr * (1 - mu_t) / (1 - P_t) * g / d - lr * mu_{t+1} / (1 - P_t mu_{t+1}) * m / d
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        if decoupled:
-            xp.multiply(p, 1 - lr * weight_decay, out=p)
-        else:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
     mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
     mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
     # NOTE: matches torch: the product is kept (and rounded) in its own dtype, float32 by default.
     mu_product *= mu
     prod = float(mu_product)
-    lerp_(m, g, 1 - beta1, tmp, xp)
-    xp.multiply(v, beta2, out=v)
-    xp.multiply(g, 1 - beta2, out=tmp)
-    xp.multiply(tmp, g, out=tmp)
-    xp.add(v, tmp, out=v)
-    denom = xp.divide(v, 1 - beta2**step, out=xp.empty_like(p))
-    xp.sqrt(denom, out=denom)
-    xp.add(denom, eps, out=denom)
-    xp.multiply(g, -lr * (1.0 - mu) / (1.0 - prod), out=tmp)
-    xp.divide(tmp, denom, out=tmp)
-    xp.add(p, tmp, out=p)
-    xp.multiply(m, (-lr * mu_next) / (1.0 - prod * mu_next), out=tmp)
-    xp.divide(tmp, denom, out=tmp)
-    xp.add(p, tmp, out=p)
+    grad_scale = -lr * (1.0 - mu) / (1.0 - prod)
+    avg_scale = (-lr * mu_next) / (1.0 - prod * mu_next)
+    bias_correction2 = 1 - beta2**step
+    arrays = (p, g, m, v)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, m, v in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            if decoupled:
+                xp.multiply(p, 1 - lr * weight_decay, out=p)
+            else:
+                g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        lerp_(m, g, 1 - beta1, tmp, xp)
+        xp.multiply(v, beta2, out=v)
+        xp.multiply(g, 1 - beta2, out=tmp)
+        xp.multiply(tmp, g, out=tmp)
+        xp.add(v, tmp, out=v)
+        denom = xp.divide(v, bias_correction2, out=xp.empty_like(p))
+        xp.sqrt(denom, out=denom)
+        xp.add(denom, eps, out=denom)
+        xp.multiply(g, grad_scale, out=tmp)
+        xp.divide(tmp, denom, out=tmp)
+        xp.add(p, tmp, out=p)
+        xp.multiply(m, avg_scale, out=tmp)
+        xp.divide(tmp, denom, out=tmp)
+        xp.add(p, tmp, out=p)
 
 
 class NAdam(Optimizer):

@@ -8,6 +8,7 @@ from typing import Any
 import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
+    blocks,
     check_lr,
     lerp_,
     lr_value,
@@ -31,37 +32,42 @@ def radam_update(p, g, m, v, step, lr, beta1, beta2, eps, weight_decay, decouple
         else:          p <- p - lr * m / (1 - beta1^t)
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        if decoupled:
-            xp.multiply(p, 1 - lr * weight_decay, out=p)
-        else:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
-    lerp_(m, g, 1 - beta1, tmp, xp)
-    xp.multiply(v, beta2, out=v)
-    xp.multiply(g, 1 - beta2, out=tmp)
-    xp.multiply(tmp, g, out=tmp)
-    xp.add(v, tmp, out=v)
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
     rho_inf = 2 / (1 - beta2) - 1
     rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-    update = xp.divide(m, bias_correction1, out=xp.empty_like(p))
-    xp.multiply(update, lr, out=update)
+    rect = None
     if rho_t > 5.0:
         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                 / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-        xp.sqrt(v, out=tmp)
-        xp.add(tmp, eps, out=tmp)
-        # NOTE: matches torch: `scalar / tensor` is reciprocal(tensor) * scalar.
-        xp.reciprocal(tmp, out=tmp)
-        xp.multiply(tmp, bias_correction2**0.5, out=tmp)
-        xp.multiply(update, tmp, out=update)
-        xp.multiply(update, rect, out=update)
-    xp.subtract(p, update, out=p)
+    arrays = (p, g, m, v)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, m, v in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            if decoupled:
+                xp.multiply(p, 1 - lr * weight_decay, out=p)
+            else:
+                g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        lerp_(m, g, 1 - beta1, tmp, xp)
+        xp.multiply(v, beta2, out=v)
+        xp.multiply(g, 1 - beta2, out=tmp)
+        xp.multiply(tmp, g, out=tmp)
+        xp.add(v, tmp, out=v)
+        update = xp.divide(m, bias_correction1, out=xp.empty_like(p))
+        xp.multiply(update, lr, out=update)
+        if rect is not None:
+            xp.sqrt(v, out=tmp)
+            xp.add(tmp, eps, out=tmp)
+            # NOTE: matches torch: `scalar / tensor` is reciprocal(tensor) * scalar.
+            xp.reciprocal(tmp, out=tmp)
+            xp.multiply(tmp, bias_correction2**0.5, out=tmp)
+            xp.multiply(update, tmp, out=update)
+            xp.multiply(update, rect, out=update)
+        xp.subtract(p, update, out=p)
 
 
 class RAdam(Optimizer):

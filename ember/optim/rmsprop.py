@@ -8,6 +8,7 @@ from typing import Any
 import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
+    blocks,
     check_lr,
     lerp_,
     lr_value,
@@ -31,34 +32,39 @@ def rmsprop_update(p, g, sq, grad_avg, buf, lr, alpha, eps, weight_decay, moment
         p <- p - lr * g / d                          (otherwise)
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    tmp = xp.empty_like(p)
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
-    xp.multiply(sq, alpha, out=sq)
-    xp.multiply(g, 1 - alpha, out=tmp)
-    xp.multiply(tmp, g, out=tmp)
-    xp.add(sq, tmp, out=sq)
-    avg = xp.empty_like(p)
-    if grad_avg is not None:
-        lerp_(grad_avg, g, 1 - alpha, tmp, xp)
-        xp.multiply(grad_avg, grad_avg, out=avg)
-        xp.subtract(sq, avg, out=avg)
-        xp.sqrt(avg, out=avg)
-    else:
-        xp.sqrt(sq, out=avg)
-    xp.add(avg, eps, out=avg)
-    if buf is not None:
-        xp.multiply(buf, momentum, out=buf)
-        xp.divide(g, avg, out=tmp)
-        xp.add(buf, tmp, out=buf)
-        xp.multiply(buf, -lr, out=tmp)
-    else:
-        xp.multiply(g, -lr, out=tmp)
-        xp.divide(tmp, avg, out=tmp)
-    xp.add(p, tmp, out=p)
+    # Absent buffers ride along as the parameter (never read), so one blocking serves all.
+    centered, with_momentum = grad_avg is not None, buf is not None
+    arrays = (p, g, sq, grad_avg if centered else p, buf if with_momentum else p)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, sq, grad_avg, buf in blocks(*arrays):
+        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        tmp = xp.empty_like(p)
+        if maximize:
+            g = xp.negative(g, out=xp.empty_like(g))
+        if weight_decay != 0:
+            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
+        xp.multiply(sq, alpha, out=sq)
+        xp.multiply(g, 1 - alpha, out=tmp)
+        xp.multiply(tmp, g, out=tmp)
+        xp.add(sq, tmp, out=sq)
+        avg = xp.empty_like(p)
+        if centered:
+            lerp_(grad_avg, g, 1 - alpha, tmp, xp)
+            xp.multiply(grad_avg, grad_avg, out=avg)
+            xp.subtract(sq, avg, out=avg)
+            xp.sqrt(avg, out=avg)
+        else:
+            xp.sqrt(sq, out=avg)
+        xp.add(avg, eps, out=avg)
+        if with_momentum:
+            xp.multiply(buf, momentum, out=buf)
+            xp.divide(g, avg, out=tmp)
+            xp.add(buf, tmp, out=buf)
+            xp.multiply(buf, -lr, out=tmp)
+        else:
+            xp.multiply(g, -lr, out=tmp)
+            xp.divide(tmp, avg, out=tmp)
+        xp.add(p, tmp, out=p)
 
 
 class RMSprop(Optimizer):

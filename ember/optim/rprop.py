@@ -7,7 +7,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import blocks, check_lr, reject_unsupported, restore_groups, scalar_state
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -23,21 +23,24 @@ def rprop_update(p, g, prev, step_size, etaminus, etaplus, step_size_min, step_s
         p <- p - sign(g) * s;  prev <- g
     """
     xp = xp_of(p)
-    # A copy (negated when maximizing): it is zeroed below and kept as prev; .grad stays as is.
-    g = xp.negative(g, out=xp.empty_like(g)) if maximize else g.copy()
-    f = xp.multiply(g, prev, out=xp.empty_like(p))
-    xp.sign(f, out=f)
-    # NOTE: matches torch: three masked writes in this order, so a NaN product stays NaN.
-    xp.copyto(f, etaplus, where=f > 0)
-    xp.copyto(f, etaminus, where=f < 0)
-    xp.copyto(f, 1, where=f == 0)
-    xp.multiply(step_size, f, out=step_size)
-    xp.clip(step_size, step_size_min, step_size_max, out=step_size)
-    xp.copyto(g, 0, where=f == etaminus)
-    xp.sign(g, out=f)
-    xp.multiply(f, step_size, out=f)
-    xp.subtract(p, f, out=p)
-    xp.copyto(prev, g)
+    arrays = (p, g, prev, step_size)
+    # Each block rebinds the names to aligned views of the same arrays.
+    for p, g, prev, step_size in blocks(*arrays):
+        # A copy (negated when maximizing): zeroed below and kept as prev; .grad stays as is.
+        g = xp.negative(g, out=xp.empty_like(g)) if maximize else g.copy()
+        f = xp.multiply(g, prev, out=xp.empty_like(p))
+        xp.sign(f, out=f)
+        # NOTE: matches torch: three masked writes in this order, so a NaN product stays NaN.
+        xp.copyto(f, etaplus, where=f > 0)
+        xp.copyto(f, etaminus, where=f < 0)
+        xp.copyto(f, 1, where=f == 0)
+        xp.multiply(step_size, f, out=step_size)
+        xp.clip(step_size, step_size_min, step_size_max, out=step_size)
+        xp.copyto(g, 0, where=f == etaminus)
+        xp.sign(g, out=f)
+        xp.multiply(f, step_size, out=f)
+        xp.subtract(p, f, out=p)
+        xp.copyto(prev, g)
 
 
 class Rprop(Optimizer):
