@@ -87,7 +87,12 @@ class _Seeds(ed.Dataset):
         import random
 
         info = ed.get_worker_info()
-        return {"id": info.id, "n": info.num_workers, "seed": info.seed,
+        try:
+            info.id = 99
+            frozen = False
+        except AttributeError:  # torch: dataclasses.FrozenInstanceError, an AttributeError
+            frozen = True
+        return {"frozen": frozen, "id": info.id, "n": info.num_workers, "seed": info.seed,
                 "same_ds": info.dataset is not None and type(info.dataset) is _Seeds,
                 "ember": ember.rand(1).item(), "py": random.random(),
                 "np": float(np.random.rand())}
@@ -104,6 +109,7 @@ def test_worker_seeding_info_and_reproducibility():
     g = ember.Generator().manual_seed(5)
     base = int(ember.empty((), dtype=ember.int64).random_(generator=g).item())
     assert [s["id"] for s in a] == [0, 1] * 4 and all(s["n"] == 2 and s["same_ds"] for s in a)
+    assert all(s["frozen"] for s in a)
     assert [s["seed"] for s in a[:2]] == [base, base + 1]
     for key in ("ember", "py", "np"):  # workers do not repeat each other's random streams
         assert a[0][key] != a[1][key]

@@ -20,7 +20,6 @@ import os
 import random
 import sys
 import traceback
-from dataclasses import dataclass
 
 from ember import backend
 from ember.random.generator import manual_seed
@@ -35,16 +34,23 @@ SHARED_MIN_BYTES = 1 << 19  # below ~0.5 MB a pipe is as fast (measured)
 SHM_DIR = "/dev/shm"
 
 
-@dataclass(frozen=True)
 class WorkerInfo:
     """What ``get_worker_info()`` returns inside a worker process: the worker's ``id`` (0 ..
     ``num_workers - 1``), ``num_workers``, the ``seed`` ember's default generator was seeded
-    with (``base_seed + id``), and the worker's copy of ``dataset``."""
+    with (``base_seed + id``), and the worker's copy of ``dataset``. Read-only."""
 
-    id: int
-    num_workers: int
-    seed: int
-    dataset: object
+    __slots__ = ("id", "num_workers", "seed", "dataset")
+
+    def __init__(self, id: int, num_workers: int, seed: int, dataset) -> None:  # noqa: A002
+        for k, v in zip(self.__slots__, (id, num_workers, seed, dataset)):
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}: WorkerInfo is read-only")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"WorkerInfo({fields})"
 
 
 _worker_info: WorkerInfo | None = None
@@ -63,14 +69,15 @@ def get_worker_info() -> WorkerInfo | None:
     return _worker_info
 
 
-@dataclass(frozen=True)
 class _IterableDatasetStopIteration:
-    worker_id: int
+    """A worker's note that its copy of the stream ended."""
+
+    def __init__(self, worker_id: int) -> None:
+        self.worker_id = worker_id
 
 
-@dataclass(frozen=True)
 class _ResumeIteration:
-    pass
+    """Sent to persistent workers to start a new epoch; echoed back as the acknowledgement."""
 
 
 class _WorkerError:
