@@ -288,7 +288,7 @@ def test_big_batches_cross_through_shared_memory_exactly():
         root = out[0][0]._data
         while isinstance(root, np.ndarray):
             root = root.base
-        assert isinstance(root, mmap.mmap)  # it came through shared memory, not the pipe
+        assert isinstance(root.obj, mmap.mmap)  # it came through shared memory, not the pipe
     out[0][0].add_(1)  # the mapped memory is private to this process and writable
     assert _shm_files(it) == [] and not any(w.is_alive() for w in it._workers)
 
