@@ -261,9 +261,6 @@ class _Window:
     def readline(self, *args) -> bytes:
         return self._f.readline(*args)
 
-    def peek(self, *args) -> bytes:  # lets the C unpickler buffer, as on a plain file
-        return self._f.peek(*args) if hasattr(self._f, "peek") else b""
-
 
 def _resolve_weights_only(weights_only, pickle_module):
     if weights_only is None:
