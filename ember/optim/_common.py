@@ -1,4 +1,5 @@
-"""Pieces the element-wise optimizers share: argument checks, step counters, in-place lerp."""
+"""Pieces the element-wise optimizers share: argument checks, scalar state, cache-sized blocks,
+in-place lerp."""
 
 from __future__ import annotations
 
