@@ -410,10 +410,11 @@ class Optimizer:
         groups = []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            # NOTE: matches torch: indices count every slot (a repeated parameter keeps its
-            # first index, and the next new one skips past the repeat).
-            for i, p in enumerate(group["params"], start):
-                index.setdefault(id(p), i)
+            # NOTE: matches torch: indices count every slot, and a parameter repeated within a
+            # group gets the index of its last slot there (one seen in an earlier group keeps
+            # its index).
+            index.update({id(p): i for i, p in enumerate(group["params"], start)
+                          if id(p) not in index})
             packed["params"] = [index[id(p)] for p in group["params"]]
             start += len(packed["params"])
             groups.append(packed)
