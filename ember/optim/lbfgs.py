@@ -20,6 +20,26 @@ from ember.ops._dispatch import xp_of
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor, _wrap
 
+# y += alpha * x runs in blocks this long, so the product's scratch stays in cache (one pass
+# over y and x instead of three, with no new array).
+_BLOCK = 1 << 15
+
+
+def _axpy(xp, y, alpha, x, scratch) -> None:
+    """``y += x * alpha`` in place on flat arrays (``scratch``: at least ``_BLOCK`` long)."""
+    n = y.shape[0]
+    if n <= _BLOCK:
+        t = scratch[:n]
+        xp.multiply(x, alpha, out=t)
+        xp.add(y, t, out=y)
+        return
+    for start in range(0, n, _BLOCK):
+        stop = min(start + _BLOCK, n)
+        t = scratch[:stop - start]
+        ys = y[start:stop]
+        xp.multiply(x[start:stop], alpha, out=t)
+        xp.add(ys, t, out=ys)
+
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None, sqrt=None):
     """The minimizer of the cubic through ``(x1, f1)``, ``(x2, f2)`` with slopes ``g1``, ``g2``,
@@ -225,10 +245,17 @@ class LBFGS(Optimizer):
     def _add_grad(self, step_size, update) -> None:
         """params <- params + step_size * update (``update`` flat)."""
         offset = 0
+        scratch = None
         for p in self._params:
             data = p._data
             n = data.size
-            data += update[offset:offset + n].reshape(data.shape) * step_size
+            seg = update[offset:offset + n]
+            if data.flags.c_contiguous:
+                if scratch is None:
+                    scratch = self._xp.empty(min(update.shape[0], _BLOCK), dtype=update.dtype)
+                _axpy(self._xp, data.reshape(-1), step_size, seg, scratch)
+            else:
+                data += seg.reshape(data.shape) * step_size
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
             offset += n
 
@@ -334,13 +361,14 @@ class LBFGS(Optimizer):
                     al = [None] * history_size
                     state["al"] = list(al)  # NOTE: matches torch: the key's place in the state
                 q = -flat_grad
+                scratch = xp.empty(min(q.shape[0], _BLOCK), dtype=q.dtype)
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
-                    q -= old_dirs[i] * al[i]
+                    _axpy(xp, q, -al[i], old_dirs[i], scratch)
                 d = r = q * H_diag
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
-                    r += old_stps[i] * (al[i] - be_i)
+                    _axpy(xp, r, al[i] - be_i, old_stps[i], scratch)
 
             if prev_flat_grad is None:
                 prev_flat_grad = flat_grad.copy()
