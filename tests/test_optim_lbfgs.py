@@ -4,6 +4,8 @@ dict layout and round trips with torch, errors."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -337,3 +339,22 @@ def test_defaults_and_repr_match_torch():
     t = torch.nn.Parameter(torch.ones(2))
     assert repr(ember.optim.LBFGS([x], max_iter=8)) == repr(torch.optim.LBFGS([t], max_iter=8))
     assert ember.optim.LBFGS([x]).defaults == torch.optim.LBFGS([t]).defaults
+
+
+def test_pickled_optimizer_continues_the_trajectory():
+    kwargs = {"line_search_fn": "strong_wolfe", "history_size": 3, "max_iter": 4}
+    params, opt, closure = _setup(ember, ember.optim, "logistic", kwargs)
+    opt.step(closure)
+    # one pickle keeps the optimizer's state keyed by (copies of) its parameters
+    params2, opt2 = pickle.loads(pickle.dumps((params, opt)))
+    data = [ember.from_numpy(X), ember.from_numpy(Y_CLS)]
+
+    def closure2():
+        opt2.zero_grad()
+        loss = _logistic(ember, params2, data)
+        loss.backward()
+        return loss
+
+    assert opt.step(closure).item() == opt2.step(closure2).item()
+    for p, q in zip(params, params2):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())

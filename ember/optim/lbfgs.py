@@ -226,6 +226,12 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
         self._numel_cache = None
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        # Deliberate difference: torch's unpickled LBFGS lacks these and cannot step.
+        self._params = self.param_groups[0]["params"]
+        self._numel_cache = None
+
     def _numel(self) -> int:
         if self._numel_cache is None:
             self._numel_cache = sum(p.numel() for p in self._params)
