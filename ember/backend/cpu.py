@@ -6,10 +6,15 @@ import numpy as _np
 from numpy import *  # noqa: F403  (this module *is* the array namespace of the cpu device)
 
 from ember.backend import _malloc  # noqa: F401  (glibc: keep freed heap memory; see there)
-from ember.backend._special import erf, erfc, erfinv  # noqa: F401
 from ember.backend._gamma import (  # noqa: F401
-    digamma, gammainc, gammaincc, lgamma, polygamma, standard_gamma_grad,
+    digamma,
+    gammainc,
+    gammaincc,
+    lgamma,
+    polygamma,
+    standard_gamma_grad,
 )
+from ember.backend._special import erf, erfc, erfinv  # noqa: F401
 
 # NOTE: matches torch: floating-point exceptions (1/0, log(-1)) give inf/nan silently. NumPy's
 # state is per thread/context; this sets it for the importing one.
