@@ -257,3 +257,19 @@ def test_step_with_closure_and_version_counter():
         loss = opt.step(closure)
     assert loss.item() == 4.0 and w._version == v + 1
     assert abs(w.item() - 1.9) < 1e-6
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_step_count_follows_the_default_dtype(name):
+    for lib in (ember, torch):
+        old = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            w = lib.nn.Parameter(lib.ones(2))
+            opt = getattr(lib.optim, name)([w])
+            w.sum().backward()
+            opt.step()
+            assert str(opt.state[w]["step"].dtype).endswith("float64"), lib.__name__
+        finally:
+            lib.set_default_dtype(old)

@@ -283,8 +283,6 @@ def test_repr_matches_torch(name):
 
 
 @needs_torch
-@pytest.mark.xfail(strict=True, reason="Optimizer.__repr__ (optimizer.py, not this file's) lacks "
-                   "torch's blank line between parameter groups")
 def test_repr_of_two_groups_matches_torch():
     e = ember.optim.Adamax([{"params": [ember.nn.Parameter(ember.ones(1))]},
                             {"params": [ember.nn.Parameter(ember.ones(1))], "lr": 0.5}])

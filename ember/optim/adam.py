@@ -8,6 +8,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
+from ember.optim._common import scalar_state
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -120,8 +121,9 @@ class Adam(Optimizer):
                 continue
             st = state[p]
             if len(st) == 0:
-                # NOTE: matches torch: the step count is a float32 0-d tensor.
-                st["step"] = ember.tensor(0.0, dtype=ember.float32)
+                # NOTE: matches torch: the step count is a 0-d float32 tensor (float64 when
+                # that is the default dtype).
+                st["step"] = scalar_state(0.0)
                 st["exp_avg"] = ember.zeros_like(p)
                 st["exp_avg_sq"] = ember.zeros_like(p)
                 if amsgrad:
