@@ -44,14 +44,18 @@ class _Lib(types.ModuleType):
 
 
 def load(source: str, lib, **overrides) -> dict:
-    """Execute a program's text with ``import torch`` (and its submodules) bound to ``lib``."""
+    """Execute a program's text with ``import torch`` and every ``torch.*`` bound to ``lib``."""
     top = _Lib(lib, overrides) if overrides else lib
-    modules = {"torch": top, "torch.nn": lib.nn, "torch.nn.functional": lib.nn.functional,
-               "torch.nn.init": lib.nn.init}
+
+    def resolve(name):  # "torch.utils.data" -> lib.utils.data
+        module = top
+        for part in name.split(".")[1:]:
+            module = getattr(module, part)
+        return module
 
     def _import(name, globals=None, locals=None, fromlist=(), level=0):
         if name == "torch" or name.startswith("torch."):
-            return modules[name] if fromlist else top
+            return resolve(name) if fromlist else top
         return builtins.__import__(name, globals, locals, fromlist, level)
 
     ns = {"__name__": f"program_{lib.__name__}",

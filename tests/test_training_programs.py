@@ -8,14 +8,12 @@ must continue the same trajectory."""
 
 from __future__ import annotations
 
-import builtins
-import linecache
-
 import numpy as np
 import pytest
 
 import ember
 from tests.programs import training
+from tests.test_programs import load
 
 try:
     import torch
@@ -25,28 +23,6 @@ pytestmark = pytest.mark.skipif(torch is None,
                                 reason="torch is the reference for these tests (pip install torch)")
 
 RTOL, ATOL = 1e-8, 1e-10
-
-
-def load(source: str, lib) -> dict:
-    """Execute a program's text with ``import torch`` and every ``torch.*`` bound to ``lib``."""
-
-    def resolve(name):
-        module = lib
-        for part in name.split(".")[1:]:
-            module = getattr(module, part)
-        return module
-
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):
-        if name == "torch" or name.startswith("torch."):
-            return resolve(name) if fromlist else lib
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    ns = {"__name__": f"training_program_{lib.__name__}",
-          "__builtins__": {**builtins.__dict__, "__import__": _import}}
-    filename = f"<training program on {lib.__name__}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec", dont_inherit=True), ns)
-    return ns
 
 
 def fresh(ns, state):

@@ -27,15 +27,14 @@ import io
 import os
 import pickle
 import secrets
-import stat
 import struct
 import sys
-import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pickle import UnpicklingError
 
 from ember.serialization import _load, _pickler
+from ember.serialization._atomic import atomic_write
 from ember.serialization._rebuild import UntypedStorage
 from ember.serialization._zip import ZipError, ZipWriter
 
@@ -118,56 +117,6 @@ def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: boo
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _atomic_write(path, write) -> None:
-    """Run ``write(file)`` on a temporary file beside ``path``, fsync, rename over ``path``."""
-    path = os.fspath(path)
-    if os.path.islink(path):
-        path = os.path.realpath(path)  # replace the link's target, keep the link
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"ember.save: the folder of {path!r} does not exist")
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with open(fd, "wb", buffering=1 << 16) as file:
-            write(file, file.fileno())  # large writes bypass the buffer
-            file.flush()
-            os.fsync(file.fileno())
-        try:  # keep a replaced file's permissions
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        except OSError:
-            pass
-        # Freeing a replaced file's pages and blocks takes a while for a big checkpoint; an
-        # open descriptor keeps the old inode alive through the rename, and closing it in a
-        # thread frees it off the caller's time (the kernel closes it if the process exits).
-        try:
-            old = os.open(path, os.O_RDONLY)
-        except OSError:
-            old = None
-        try:
-            os.replace(tmp, path)
-        finally:
-            if old is not None:
-                threading.Thread(target=os.close, args=(old,), daemon=True).start()
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
-        try:
-            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
-
-
 def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization: bool = True,
          _disable_byteorder_record: bool = False) -> None:
@@ -224,7 +173,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
         file.flush()
 
     if _is_path(f):
-        _atomic_write(f, write)
+        atomic_write(f, write, "ember.save")
     elif hasattr(f, "write"):
         write(f)
     else:

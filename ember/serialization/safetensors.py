@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import mmap as _mmap
 import os
-import secrets
 import stat
 import sys
 
@@ -35,6 +34,7 @@ from ember import _dtype
 from ember import backend as _backend
 from ember._device import device as _device
 from ember.backend import cpu as _cpu
+from ember.serialization._atomic import atomic_write
 from ember.tensor import Tensor, _wrap
 
 __all__ = ["SafetensorError", "save", "load", "save_file", "load_file", "save_bytes",
@@ -209,44 +209,6 @@ def _write(f, head: bytes, arrays) -> None:
             f.write(arr)  # the array's buffer: no bytes copy
 
 
-def _atomic_write(path, head: bytes, arrays) -> None:
-    """Write to a temporary file beside ``path``, fsync it, then rename it over ``path``: a
-    failure at any point leaves an earlier file at ``path`` as it was."""
-    path = os.fspath(path)
-    if os.path.islink(path):
-        path = os.path.realpath(path)  # replace the link's target, keep the link
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with open(fd, "wb") as f:
-            _write(f, head, arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)  # keep a replaced file's permissions
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
-        try:
-            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
-
-
 def save(tensors: dict[str, Tensor], f, metadata: dict[str, str] | None = None) -> None:
     """Write a flat dict of tensors in the safetensors format.
 
@@ -269,7 +231,7 @@ def save(tensors: dict[str, Tensor], f, metadata: dict[str, str] | None = None) 
     """
     head, arrays = _prepare(tensors, metadata)
     if isinstance(f, (str, os.PathLike)):
-        _atomic_write(f, head, arrays)
+        atomic_write(f, lambda file, fd: _write(file, head, arrays), "safetensors.save")
     else:
         _write(f, head, arrays)
 
@@ -285,7 +247,8 @@ def save_file(tensors: dict[str, Tensor], filename, metadata: dict[str, str] | N
         >>> load_file(path)
         {'b': tensor([0., 0., 0.])}
     """
-    _atomic_write(filename, *_prepare(tensors, metadata))
+    head, arrays = _prepare(tensors, metadata)
+    atomic_write(filename, lambda file, fd: _write(file, head, arrays), "safetensors.save_file")
 
 
 def save_bytes(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
