@@ -1,7 +1,7 @@
 """Checkpoint workload: save and load a ~100M-parameter state dict, ember against PyTorch.
 
-The model is a stack of ``Linear(2048, 2048)`` layers (24 of them: 100.7M float32 parameters,
-403 MB). Both libraries write PyTorch's zip format to a temporary folder; we time
+The model is BENCHMARKS.md's ``construct`` model, 10 x ``Linear(3162, 3162)`` (100.0M float32
+parameters, 400 MB). Both libraries write PyTorch's zip format to a temporary folder; we time
 ``save`` to a path (ember's is atomic: temporary file, fsync, rename; PyTorch's overwrites in
 place without fsync, so ember's time includes writing 403 MB to the disk), ``save`` to an open
 file object (no fsync: the like-for-like comparison), ``load`` (reads every byte) and
@@ -36,10 +36,17 @@ def _state(width: int, depth: int):
     return ember_sd, torch_sd
 
 
+def _rate(n: int, me: float, mt: float | None) -> None:
+    """Print the throughput of the last comparison (times in ms) in GB/s."""
+    gb = n * 4 / 1e9
+    print(f"  {'':<40} ember {gb / me * 1e3:7.2f} GB/s" + (
+        f"   torch {gb / mt * 1e3:7.2f} GB/s" if mt else ""))
+
+
 def run(quick: bool, compare) -> dict:
     """Time the workload with ``compare(label, ember_fn, torch_fn, number, rounds, unit)``
     (bench/run.py's); returns the ratios ember/PyTorch by label."""
-    width, depth = (256, 4) if quick else (2048, 24)
+    width, depth = (256, 4) if quick else (3162, 10)
     ember_sd, torch_sd = _state(width, depth)
     n = sum(v.numel() for v in ember_sd.values())
     print(f"  state dict: {depth} x Linear({width}, {width}) = {n / 1e6:.1f}M float32 "
@@ -55,6 +62,7 @@ def run(quick: bool, compare) -> dict:
         me, mt = compare("save (path: atomic, fsync)", lambda: ember.save(ember_sd, e_path),
                          torch and tsave, 1, rounds=rounds, unit="ms")
         ratios["save"] = mt and me / mt
+        _rate(n, me, mt)
 
         def save_to_file_object():  # what torch.save(path) does: no temporary file, no fsync
             with open(e_path, "wb") as f:
@@ -74,6 +82,7 @@ def run(quick: bool, compare) -> dict:
                          torch and (lambda: check(torch.load(e_path))), 1, rounds=rounds,
                          unit="ms")
         ratios["load"] = mt and me / mt
+        _rate(n, me, mt)
         me, mt = compare("load, mmap=True", lambda: check(ember.load(t_path, mmap=True)),
                          torch and (lambda: check(torch.load(e_path, mmap=True))), 1,
                          rounds=rounds, unit="ms")
