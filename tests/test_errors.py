@@ -55,6 +55,13 @@ CASES = [
     ("masked_fill", lambda m: m.ones(3, 4).masked_fill(m.ones(5) > 0, 0.0), False),
     ("setitem", lambda m: m.ones(3, 4).__setitem__(slice(None), m.ones(5)), False),
     ("copy_", lambda m: m.ones(3, 4).copy_(m.ones(5)), False),
+    ("add, float alpha on integers", lambda m: m.add(m.ones(2, dtype=m.long), 2, alpha=0.5), True),
+    ("sub, float alpha on integers",
+     lambda m: m.sub(m.ones(2, dtype=m.long), m.ones(2, dtype=m.long), alpha=0.5), True),
+    ("add_, float alpha on integers",
+     lambda m: m.ones(2, dtype=m.long).add_(m.ones(2, dtype=m.long), alpha=0.5), True),
+    ("addcdiv on integers",
+     lambda m: m.addcdiv(*(m.ones(2, dtype=m.long),) * 3), True),
 ]
 
 

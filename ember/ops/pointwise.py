@@ -153,12 +153,20 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
         tensor([7., 7.])
     """
     if alpha != 1:
-        other = _scaled(other, alpha)
+        other = _scaled(input, other, alpha)
     return _out(binary(Add, input, other), out)
 
 
-def _scaled(other, alpha):
+def _integral(x) -> bool:
+    return x._data.dtype.kind in "biu" if isinstance(x, Tensor) else isinstance(x, int)
+
+
+def _scaled(input, other, alpha):
     """``alpha * other`` for ``add``/``sub``: a Tensor through ``mul``, a number directly."""
+    if isinstance(alpha, float) and _integral(input) and _integral(other):
+        # without this check the float alpha would silently promote an integer sum to float
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number.")
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
@@ -171,7 +179,7 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
-        other = _scaled(other, alpha)
+        other = _scaled(input, other, alpha)
     return _out(binary(Sub, input, other), out)
 
 

@@ -190,8 +190,9 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=Non
                                    (tensor2, "tensor2"))):
         _check(t, "addcdiv", name, i + 1)
     if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
+        # NOTE: matches torch: two spaces in "future  release".
         raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release "
+            "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic "
             "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
             "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
