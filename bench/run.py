@@ -31,6 +31,8 @@ except ImportError:  # the script must run without torch
     torch = None
 
 WORKLOADS = {}
+ROWS = []  # (workload, measurement, ember, torch or None, unit): the final table
+_current = [""]  # the workload now running, for compare() to file its rows under
 
 
 def workload(name):
@@ -61,6 +63,8 @@ def compare(label, ember_fn, torch_fn, number, rounds=7, unit="us"):
         if torch_fn:
             tt.append(timeit(torch_fn, number))
     me = statistics.median(te) * scale
+    ROWS.append((_current[0], label, me, statistics.median(tt) * scale if torch_fn else None,
+                 unit))
     if torch_fn:
         mt = statistics.median(tt) * scale
         print(f"  {label:<40} ember {me:10.3f} {unit}   torch {mt:10.3f} {unit}   "
@@ -267,7 +271,19 @@ def main(argv=None):
         if args.only and name not in args.only:
             continue
         print(f"\n[{name}]")
+        _current[0] = name
         fn(args.quick)
+    print("\n" + table(ROWS))
+
+
+def table(rows) -> str:
+    """The run's results as one Markdown table (ember, PyTorch, ratio ember/PyTorch)."""
+    lines = ["| workload | measurement | ember | PyTorch | ratio |", "|---|---|---:|---:|---:|"]
+    for name, label, me, mt, unit in rows:
+        theirs = f"{mt:.3f} {unit}" if mt is not None else "-"
+        ratio = f"{me / mt:.2f}" if mt else "-"
+        lines.append(f"| {name} | {label} | {me:.3f} {unit} | {theirs} | {ratio} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
