@@ -1,6 +1,6 @@
 """``ember.nn.utils`` (PyTorch's ``torch.nn.utils``)."""
 
-from ember.nn.utils import clip_grad, convert_parameters, rnn, stateless  # noqa: F401
+from ember.nn.utils import clip_grad, convert_parameters, init, rnn, stateless  # noqa: F401
 from ember.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -12,3 +12,4 @@ from ember.nn.utils.convert_parameters import (  # noqa: F401
     parameters_to_vector,
     vector_to_parameters,
 )
+from ember.nn.utils.init import skip_init  # noqa: F401
