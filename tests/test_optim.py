@@ -54,18 +54,19 @@ def _convert(sd, fn):
             "param_groups": [dict(g) for g in sd["param_groups"]]}
 
 
-def _pair(seed=0):
+def _pair(seed=0, shapes=SHAPES):
+    """One float64 parameter per shape in each library, with the same values."""
     rng = np.random.default_rng(seed)
-    init = [rng.standard_normal(s) for s in SHAPES]
+    init = [rng.standard_normal(s) for s in shapes]
     ep = [ember.nn.Parameter(ember.from_numpy(a.copy())) for a in init]
     tp = [torch.nn.Parameter(torch.from_numpy(a.copy())) for a in init]
     return ep, tp
 
 
-def _groups(params, grouped):
+def _groups(params, grouped, lr=0.01):
     if not grouped:
         return params
-    return [{"params": params[:2]}, {"params": params[2:], "lr": 0.01}]
+    return [{"params": params[:2]}, {"params": params[2:], "lr": lr}]
 
 
 def _feed_grads(ep, tp, rng):
@@ -75,16 +76,44 @@ def _feed_grads(ep, tp, rng):
         t.grad = torch.from_numpy(g.copy())
 
 
-def _assert_same(ep, tp, eo, to):
-    for e, t in zip(ep, tp):
-        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
-    for e, t in zip(ep, tp):
-        es, ts = eo.state[e], to.state[t]
-        assert set(es) == set(ts)
-        for k in ts:
-            np.testing.assert_allclose(np.asarray(es[k].numpy(), dtype=np.float64),
-                                       ts[k].numpy().astype(np.float64), rtol=1e-10, atol=1e-12)
-            assert str(es[k].dtype).split(".")[1] == str(ts[k].dtype).split(".")[1]
+def _dtype_name(x):
+    return str(x.dtype).split(".")[1]
+
+
+def _assert_same(ep, tp, eo, to, rtol=1e-10):
+    """Parameters and every state buffer equal (keys, order, dtype, shape, values to rtol)."""
+    assert len(eo.state) == len(to.state)
+    names, ours, theirs = [], [], []
+    for i, (e, t) in enumerate(zip(ep, tp)):
+        names.append(f"param {i}")
+        ours.append(e._data)
+        theirs.append(t.detach().numpy())
+        es, ts = eo.state.get(e, {}), to.state.get(t, {})
+        assert list(es) == list(ts)
+        for k, tv in ts.items():
+            ev = es[k]
+            assert _dtype_name(ev) == _dtype_name(tv) and tuple(ev.shape) == tuple(tv.shape), k
+            names.append(f"param {i} {k}")
+            ours.append(ev._data)
+            theirs.append(tv.numpy())
+    # one comparison of everything (per-array assert_allclose calls dominate the test's time)
+    a = np.concatenate([np.ravel(x).astype(np.float64) for x in ours])
+    b = np.concatenate([np.ravel(x).astype(np.float64) for x in theirs])
+    if not np.allclose(a, b, rtol=rtol, atol=1e-13):
+        for n, x, y in zip(names, ours, theirs):
+            np.testing.assert_allclose(np.asarray(x, dtype=np.float64), y.astype(np.float64),
+                                       rtol=rtol, atol=1e-13, err_msg=n)
+
+
+def _run(ep, tp, eo, to, rng, steps, feed=_feed_grads, check=True):
+    """``steps`` steps of both optimizers on the same fresh gradients (from ``feed``), compared
+    after each one when ``check``."""
+    for _ in range(steps):
+        feed(ep, tp, rng)
+        eo.step()
+        to.step()
+        if check:
+            _assert_same(ep, tp, eo, to)
 
 
 @needs_torch
@@ -95,12 +124,7 @@ def test_trajectory_matches_torch(name, kwargs, grouped):
     eo = getattr(ember.optim, name)(_groups(ep, grouped), **kwargs)
     to = getattr(torch.optim, name)(_groups(tp, grouped), **kwargs)
     assert [sorted(g) for g in eo.param_groups] == [sorted(g) for g in to.param_groups]
-    rng = np.random.default_rng(1)
-    for _ in range(5):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
-        _assert_same(ep, tp, eo, to)
+    _run(ep, tp, eo, to, np.random.default_rng(1), 5)
 
 
 @needs_torch
@@ -112,10 +136,8 @@ def test_state_dict_round_trip_with_torch(name, kwargs, direction):
     eo = getattr(ember.optim, name)(_groups(ep, True), **kwargs)
     to = getattr(torch.optim, name)(_groups(tp, True), **kwargs)
     rng = np.random.default_rng(2)
-    for _ in range(3):  # both train the same 3 steps, then one side resumes from the other's dict
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
+    # both train the same 3 steps, then one side resumes from the other's dict
+    _run(ep, tp, eo, to, rng, 3, check=False)
     if direction == "torch_to_ember":
         ep2, _ = _pair()
         for a, b in zip(ep2, tp):
@@ -132,11 +154,7 @@ def test_state_dict_round_trip_with_torch(name, kwargs, direction):
         to.load_state_dict(_convert(eo.state_dict(), _to_torch))
         tp = tp2
     assert eo.param_groups[1]["lr"] == to.param_groups[1]["lr"] == 0.01
-    for _ in range(2):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
-        _assert_same(ep, tp, eo, to)
+    _run(ep, tp, eo, to, rng, 2)
 
 
 @needs_torch

@@ -13,13 +13,17 @@ import pytest
 
 import ember
 import ember.optim
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs torch
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+from tests import test_optim as base
+from tests.test_optim import (
+    _assert_same,
+    _convert,
+    _dtype_name,
+    _run,
+    _to_ember,
+    _to_torch,
+    needs_torch,
+    torch,
+)
 
 NAMES = ["Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "Adadelta", "Rprop", "ASGD"]
 SHAPES = [(3, 4), (5,), (), (2, 1, 3)]
@@ -63,32 +67,13 @@ CASES = [
 ]
 
 
-def _to_torch(x):
-    return torch.from_numpy(np.array(x.numpy())) if isinstance(x, ember.Tensor) else x
-
-
-def _to_ember(x):
-    return ember.from_numpy(np.array(x.numpy())) if isinstance(x, torch.Tensor) else x
-
-
-def _convert(sd, fn):
-    return {"state": {i: {k: fn(v) for k, v in s.items()} for i, s in sd["state"].items()},
-            "param_groups": [dict(g) for g in sd["param_groups"]]}
-
-
 def _pair(seed=0):
     """Four float64 parameters per library (the last never gets a gradient)."""
-    rng = np.random.default_rng(seed)
-    init = [rng.standard_normal(s) for s in SHAPES]
-    ep = [ember.nn.Parameter(ember.from_numpy(a.copy())) for a in init]
-    tp = [torch.nn.Parameter(torch.from_numpy(a.copy())) for a in init]
-    return ep, tp
+    return base._pair(seed, SHAPES)
 
 
 def _groups(params, grouped):
-    if not grouped:
-        return params
-    return [{"params": params[:2]}, {"params": params[2:], "lr": 0.003}]
+    return base._groups(params, grouped, lr=0.003)
 
 
 def _feed_grads(ep, tp, rng):
@@ -100,35 +85,6 @@ def _feed_grads(ep, tp, rng):
         g = np.where(rng.random(shape) < 0.15, 0.0, g)
         e.grad = ember.from_numpy(g.copy())
         t.grad = torch.from_numpy(g.copy())
-
-
-def _dtype_name(x):
-    return str(x.dtype).split(".")[1]
-
-
-def _assert_same(ep, tp, eo, to, rtol=1e-10):
-    """Parameters and every state buffer equal (keys, order, dtype, shape, values to rtol)."""
-    assert len(eo.state) == len(to.state)
-    names, ours, theirs = [], [], []
-    for i, (e, t) in enumerate(zip(ep, tp)):
-        names.append(f"param {i}")
-        ours.append(e._data)
-        theirs.append(t.detach().numpy())
-        es, ts = eo.state.get(e, {}), to.state.get(t, {})
-        assert list(es) == list(ts)
-        for k, tv in ts.items():
-            ev = es[k]
-            assert _dtype_name(ev) == _dtype_name(tv) and tuple(ev.shape) == tuple(tv.shape), k
-            names.append(f"param {i} {k}")
-            ours.append(ev._data)
-            theirs.append(tv.numpy())
-    # one comparison of everything (per-array assert_allclose calls dominate the test's time)
-    a = np.concatenate([np.ravel(x).astype(np.float64) for x in ours])
-    b = np.concatenate([np.ravel(x).astype(np.float64) for x in theirs])
-    if not np.allclose(a, b, rtol=rtol, atol=1e-13):
-        for n, x, y in zip(names, ours, theirs):
-            np.testing.assert_allclose(np.asarray(x, dtype=np.float64), y.astype(np.float64),
-                                       rtol=rtol, atol=1e-13, err_msg=n)
 
 
 def _make(lib, name, params, **kwargs):
@@ -165,11 +121,7 @@ def test_state_dict_matches_torch(name, kwargs):
     ep, tp = _pair()
     eo = _make(ember, name, _groups(ep, True), **kwargs)
     to = _make(torch, name, _groups(tp, True), **kwargs)
-    rng = np.random.default_rng(3)
-    for _ in range(4):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
+    _run(ep, tp, eo, to, np.random.default_rng(3), 4, _feed_grads, check=False)
     esd, tsd = eo.state_dict(), to.state_dict()
     assert esd["param_groups"] == tsd["param_groups"]
     assert list(esd["state"]) == list(tsd["state"])
@@ -193,10 +145,7 @@ def test_resume_across_libraries(name, kwargs, direction):
     eo = _make(ember, name, _groups(ep, True), **kwargs)
     to = _make(torch, name, _groups(tp, True), **kwargs)
     rng = np.random.default_rng(2)
-    for _ in range(7):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
+    _run(ep, tp, eo, to, rng, 7, _feed_grads, check=False)
     # NOTE: loading casts float scalar state but `step` (NAdam's mu_product, ASGD's eta and mu)
     # to the parameter's dtype in both libraries, so both sides must load to stay equal.
     sd = to.state_dict() if direction == "torch_to_ember" else eo.state_dict()
@@ -216,11 +165,7 @@ def test_resume_across_libraries(name, kwargs, direction):
     ep, tp = ep2, tp2
     assert eo.param_groups[1]["lr"] == to.param_groups[1]["lr"] == 0.003
     _assert_same(ep, tp, eo, to)
-    for _ in range(RESUMED_STEPS):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
-        _assert_same(ep, tp, eo, to)
+    _run(ep, tp, eo, to, rng, RESUMED_STEPS, _feed_grads)
     if direction == "ember_to_torch":  # loading copied the buffers: the saved dict is intact
         assert [float(st["step"]) for st in sd["state"].values()] == saved_steps
 
@@ -235,12 +180,7 @@ def test_float64_default_dtype_makes_float64_scalar_state(name):
     try:
         ep, tp = _pair()
         eo, to = _make(ember, name, ep, **kwargs), _make(torch, name, tp, **kwargs)
-        rng = np.random.default_rng(4)
-        for _ in range(10):
-            _feed_grads(ep, tp, rng)
-            eo.step()
-            to.step()
-            _assert_same(ep, tp, eo, to)
+        _run(ep, tp, eo, to, np.random.default_rng(4), 10, _feed_grads)
         assert eo.state[ep[0]]["step"].dtype == ember.float64
     finally:
         ember.set_default_dtype(old_e)
@@ -351,6 +291,8 @@ def test_errors_match_torch(make):
     ("RMSprop", {"capturable": True}), ("Adagrad", {"fused": True}),
     ("Adagrad", {"differentiable": True}), ("Adadelta", {"capturable": True}),
     ("Rprop", {"differentiable": True}), ("ASGD", {"capturable": True}),
+    ("SGD", {"fused": True}), ("SGD", {"differentiable": True}), ("Adam", {"capturable": True}),
+    ("AdamW", {"fused": True}),
 ])
 def test_unsupported_flags_raise(name, flags):
     p = ember.nn.Parameter(ember.ones(2))
@@ -367,11 +309,7 @@ def test_setstate_fills_missing_flags_and_tensorizes_scalars(name):
     ep, tp = _pair()
     kwargs = {"t0": 1} if name == "ASGD" else {}
     eo, to = _make(ember, name, ep, **kwargs), _make(torch, name, tp, **kwargs)
-    rng = np.random.default_rng(8)
-    for _ in range(3):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
+    _run(ep, tp, eo, to, np.random.default_rng(8), 3, _feed_grads, check=False)
     scalars = {"NAdam": ("step", "mu_product"), "ASGD": ("step", "eta", "mu")}.get(name, ("step",))
     restored = []
     for opt in (eo, to):
@@ -454,12 +392,7 @@ def test_tensor_lr_matches_torch(name):
     kwargs = {"t0": 2} if name == "ASGD" else {}
     eo = _make(ember, name, ep, lr=ember.tensor(0.03), **kwargs)
     to = _make(torch, name, tp, lr=torch.tensor(0.03), **kwargs)
-    rng = np.random.default_rng(10)
-    for _ in range(10):
-        _feed_grads(ep, tp, rng)
-        eo.step()
-        to.step()
-        _assert_same(ep, tp, eo, to)
+    _run(ep, tp, eo, to, np.random.default_rng(10), 10, _feed_grads)
 
 
 @needs_torch

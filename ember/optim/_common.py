@@ -1,5 +1,6 @@
-"""Pieces the element-wise optimizers share: argument checks, scalar state, cache-sized blocks,
-in-place lerp."""
+"""Pieces the element-wise optimizers share: argument checks, the loop over a group's parameters,
+the gradient an update follows (maximize, weight decay), scalar state, cache-sized blocks, in-place
+lerp."""
 
 from __future__ import annotations
 
@@ -15,6 +16,32 @@ def check_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
+
+
+# torch's names for the hyper-parameters in "Invalid <name> value: <value>".
+_LABELS = {"eps": "epsilon"}
+
+
+def check_args(**values: Any) -> None:
+    """torch's checks of an optimizer's hyper-parameters, in the order given: ``lr`` as in
+    ``check_lr``, each of ``betas`` in [0, 1), every other value >= 0.
+
+    Example:
+        >>> from ember.optim._common import check_args
+        >>> check_args(lr=0.1, eps=-1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: Invalid epsilon value: -1.0
+    """
+    for name, value in values.items():
+        if name == "lr":
+            check_lr(value)
+        elif name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {_LABELS.get(name, name)} value: {value}")
 
 
 def lr_value(lr: Any) -> Any:
@@ -33,6 +60,44 @@ def reject_unsupported(owner: str, **flags: Any) -> None:
             f"{owner}: {', '.join(f'{name}=True' for name in on)} is not supported by ember; "
             f"leave {' and '.join(flags)} at their defaults."
         )
+
+
+def params_to_step(optimizer: Any, group: dict[str, Any]):
+    """The parameters of ``group`` that have a gradient, each with its state and new step count.
+
+    A parameter's empty state is filled by ``optimizer._init_state(st, p, group)`` on its first
+    step; then the 0-d ``st["step"]`` grows by one in place (in its own dtype) and its value comes
+    with the parameter. The caller updates the raw arrays and bumps ``p._vc[0]``.
+    """
+    state = optimizer.state
+    for p in group["params"]:
+        if p._grad is None:
+            continue
+        st = state[p]
+        if not st:
+            optimizer._init_state(st, p, group)
+        step = st["step"]._data
+        step += 1
+        yield p, st, float(step)
+
+
+def effective_grad(p, g, weight_decay: float, maximize: bool, xp, lr: Any = 0.0,
+                   decoupled: bool = False):
+    """The gradient an update follows, on raw arrays; a new array whenever it differs from ``g``
+    (the parameter's ``.grad`` is never written, and 0-d arrays stay arrays).
+
+        g <- -g if maximize
+        p <- p * (1 - lr * wd) if decoupled (in place), else g <- g + wd * p
+    """
+    if maximize:
+        g = xp.negative(g, out=xp.empty_like(g))
+    if weight_decay != 0:
+        if decoupled:
+            xp.multiply(p, 1 - lr * weight_decay, out=p)
+        else:
+            decay = xp.multiply(p, weight_decay, out=xp.empty_like(p))
+            g = xp.add(g, decay, out=decay)
+    return g
 
 
 def scalar_dtype() -> ember.dtype:

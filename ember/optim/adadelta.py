@@ -9,8 +9,11 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
+    check_args,
     check_lr,
+    effective_grad,
     lr_value,
+    params_to_step,
     reject_unsupported,
     restore_groups,
     scalar_state,
@@ -32,12 +35,8 @@ def adadelta_update(p, g, sq, acc, lr, rho, eps, weight_decay, maximize):
     arrays = (p, g, sq, acc)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, sq, acc in blocks(*arrays):
-        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        g = effective_grad(p, g, weight_decay, maximize, xp)
         tmp = xp.empty_like(p)
-        if maximize:
-            g = xp.negative(g, out=xp.empty_like(g))
-        if weight_decay != 0:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
         xp.multiply(sq, rho, out=sq)
         xp.multiply(g, 1 - rho, out=tmp)
         xp.multiply(tmp, g, out=tmp)
@@ -85,10 +84,7 @@ class Adadelta(Optimizer):
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_args(eps=eps, weight_decay=weight_decay)
         reject_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
@@ -100,23 +96,17 @@ class Adadelta(Optimizer):
         restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
                                   capturable=False))
 
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        st["step"] = scalar_state(0.0)
+        st["square_avg"] = ember.zeros_like(p)
+        st["acc_delta"] = ember.zeros_like(p)
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, rho, eps = lr_value(group["lr"]), group["rho"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                st["step"] = scalar_state(0.0)
-                st["square_avg"] = ember.zeros_like(p)
-                st["acc_delta"] = ember.zeros_like(p)
-            step = st["step"]._data
-            step += 1
-            adadelta_update(p._data, grad._data, st["square_avg"]._data, st["acc_delta"]._data,
-                            lr, rho, eps, weight_decay, maximize)
+        for p, st, _ in params_to_step(self, group):
+            adadelta_update(p._data, p._grad._data, st["square_avg"]._data,
+                            st["acc_delta"]._data, lr, rho, eps, weight_decay, maximize)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -9,8 +9,10 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
-    check_lr,
+    check_args,
+    effective_grad,
     lr_value,
+    params_to_step,
     reject_unsupported,
     restore_groups,
     scalar_state,
@@ -31,12 +33,8 @@ def adagrad_update(p, g, total, step, lr, lr_decay, eps, weight_decay, maximize)
     arrays = (p, g, total)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, total in blocks(*arrays):
-        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        g = effective_grad(p, g, weight_decay, maximize, xp)
         tmp = xp.empty_like(p)
-        if maximize:
-            g = xp.negative(g, out=xp.empty_like(g))
-        if weight_decay != 0:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
         xp.multiply(g, g, out=tmp)
         xp.add(total, tmp, out=total)
         std = xp.sqrt(total, out=xp.empty_like(p))
@@ -76,17 +74,8 @@ class Adagrad(Optimizer):
                  initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None):
-        check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_args(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                   initial_accumulator_value=initial_accumulator_value, eps=eps)
         reject_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
@@ -95,10 +84,10 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._init_state(self.state[p], p, group)
 
-    def _init_state(self, p: Tensor) -> None:
-        st = self.state[p]
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        # Also run by the step for a parameter of a group added after construction.
         st["step"] = scalar_state(0.0)
         # NOTE: matches torch: the accumulator starts from the optimizer's default
         # initial_accumulator_value, even for a group that gives its own.
@@ -112,17 +101,8 @@ class Adagrad(Optimizer):
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay, eps = lr_value(group["lr"]), group["lr_decay"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:  # a parameter of a group added after construction
-                self._init_state(p)
-            step = st["step"]._data
-            step += 1
-            adagrad_update(p._data, grad._data, st["sum"]._data, float(step), lr, lr_decay, eps,
+        for p, st, step in params_to_step(self, group):
+            adagrad_update(p._data, p._grad._data, st["sum"]._data, step, lr, lr_decay, eps,
                            weight_decay, maximize)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 

@@ -8,7 +8,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import scalar_state
+from ember.optim._common import (
+    check_args,
+    effective_grad,
+    params_to_step,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -24,15 +31,7 @@ def adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, dec
         p <- p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    if weight_decay != 0:
-        if decoupled:
-            xp.multiply(p, 1 - lr * weight_decay, out=p)
-        else:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=xp.empty_like(p)),
-                       out=xp.empty_like(p))
+    g = effective_grad(p, g, weight_decay, maximize, xp, lr, decoupled)
     tmp = xp.subtract(g, m, out=xp.empty_like(m))
     # NOTE: matches torch: lerp with a weight below 1/2 is m + w * (g - m).
     xp.multiply(tmp, 1 - beta1, out=tmp)
@@ -79,21 +78,9 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if capturable or differentiable or fused:
-            raise NotImplementedError(
-                f"{type(self).__name__}: capturable, differentiable and fused are not supported "
-                "by ember; leave them at their defaults."
-            )
+        check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
+        reject_unsupported(type(self).__name__, capturable=capturable,
+                           differentiable=differentiable, fused=fused)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize, foreach=foreach, capturable=capturable,
@@ -103,36 +90,27 @@ class Adam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key in ("amsgrad", "maximize", "capturable", "differentiable",
-                        "decoupled_weight_decay"):
-                group.setdefault(key, False)
-            group.setdefault("foreach", None)
-            group.setdefault("fused", None)
+        restore_groups(self, dict(amsgrad=False, maximize=False, capturable=False,
+                                  differentiable=False, decoupled_weight_decay=False,
+                                  foreach=None, fused=None))
+
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        # NOTE: matches torch: the step count is a 0-d float32 tensor (float64 when that is the
+        # default dtype).
+        st["step"] = scalar_state(0.0)
+        st["exp_avg"] = ember.zeros_like(p)
+        st["exp_avg_sq"] = ember.zeros_like(p)
+        if group["amsgrad"]:
+            st["max_exp_avg_sq"] = ember.zeros_like(p)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = group.get("decoupled_weight_decay", False)
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                # NOTE: matches torch: the step count is a 0-d float32 tensor (float64 when
-                # that is the default dtype).
-                st["step"] = scalar_state(0.0)
-                st["exp_avg"] = ember.zeros_like(p)
-                st["exp_avg_sq"] = ember.zeros_like(p)
-                if amsgrad:
-                    st["max_exp_avg_sq"] = ember.zeros_like(p)
-            step = st["step"]._data
-            step += 1
+        for p, st, step in params_to_step(self, group):
             vmax = st["max_exp_avg_sq"]._data if amsgrad else None
-            adam_update(p._data, grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data, vmax,
-                        float(step), lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+            adam_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
+                        vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -10,8 +10,10 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
-    check_lr,
+    check_args,
+    effective_grad,
     lr_value,
+    params_to_step,
     reject_unsupported,
     restore_groups,
     scalar_state,
@@ -37,12 +39,8 @@ def asgd_update(p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, max
     arrays = (p, g, ax)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, ax in blocks(*arrays):
-        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        g = effective_grad(p, g, weight_decay, maximize, xp)
         tmp = xp.empty_like(p)
-        if maximize:
-            g = xp.negative(g, out=xp.empty_like(g))
-        if weight_decay != 0:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
         xp.multiply(p, 1 - lambd * eta_value, out=p)
         xp.multiply(g, -eta_value, out=tmp)
         xp.add(p, tmp, out=p)
@@ -85,9 +83,7 @@ class ASGD(Optimizer):
                  lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False):
-        check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_args(lr=lr, weight_decay=weight_decay)
         reject_unsupported("ASGD", differentiable=differentiable, capturable=capturable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
@@ -100,25 +96,19 @@ class ASGD(Optimizer):
         restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
                                   capturable=False), scalars=("step", "eta", "mu"))
 
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        st["step"] = scalar_state(0.0)
+        st["eta"] = scalar_state(lr_value(group["lr"]))
+        st["mu"] = scalar_state(1.0)
+        st["ax"] = ember.zeros_like(p)
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lambd, alpha, t0 = lr_value(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         rounding = ember.get_default_dtype()._np
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                st["step"] = scalar_state(0.0)
-                st["eta"] = scalar_state(lr)
-                st["mu"] = scalar_state(1.0)
-                st["ax"] = ember.zeros_like(p)
-            step = st["step"]._data
-            step += 1
-            asgd_update(p._data, grad._data, st["ax"]._data, st["eta"]._data, st["mu"]._data,
-                        float(step), lr, lambd, alpha, t0, weight_decay, maximize, rounding)
+        for p, st, step in params_to_step(self, group):
+            asgd_update(p._data, p._grad._data, st["ax"]._data, st["eta"]._data, st["mu"]._data,
+                        step, lr, lambd, alpha, t0, weight_decay, maximize, rounding)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -9,9 +9,11 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
-    check_lr,
+    check_args,
+    effective_grad,
     lerp_,
     lr_value,
+    params_to_step,
     reject_unsupported,
     restore_groups,
     scalar_state,
@@ -43,15 +45,8 @@ def radam_update(p, g, m, v, step, lr, beta1, beta2, eps, weight_decay, decouple
     arrays = (p, g, m, v)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, m, v in blocks(*arrays):
-        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        g = effective_grad(p, g, weight_decay, maximize, xp, lr, decoupled)
         tmp = xp.empty_like(p)
-        if maximize:
-            g = xp.negative(g, out=xp.empty_like(g))
-        if weight_decay != 0:
-            if decoupled:
-                xp.multiply(p, 1 - lr * weight_decay, out=p)
-            else:
-                g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
         lerp_(m, g, 1 - beta1, tmp, xp)
         xp.multiply(v, beta2, out=v)
         xp.multiply(g, 1 - beta2, out=tmp)
@@ -99,15 +94,7 @@ class RAdam(Optimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False):
-        check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         reject_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -121,24 +108,18 @@ class RAdam(Optimizer):
         restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
                                   decoupled_weight_decay=False, capturable=False))
 
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        st["step"] = scalar_state(0.0)
+        st["exp_avg"] = ember.zeros_like(p)
+        st["exp_avg_sq"] = ember.zeros_like(p)
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = lr_value(group["lr"]), group["betas"], group["eps"]
         weight_decay = group["weight_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                st["step"] = scalar_state(0.0)
-                st["exp_avg"] = ember.zeros_like(p)
-                st["exp_avg_sq"] = ember.zeros_like(p)
-            step = st["step"]._data
-            step += 1
-            radam_update(p._data, grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
-                         float(step), lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+        for p, st, step in params_to_step(self, group):
+            radam_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
+                         step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -9,9 +9,11 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
-    check_lr,
+    check_args,
+    effective_grad,
     lerp_,
     lr_value,
+    params_to_step,
     reject_unsupported,
     restore_groups,
     scalar_state,
@@ -37,12 +39,8 @@ def rmsprop_update(p, g, sq, grad_avg, buf, lr, alpha, eps, weight_decay, moment
     arrays = (p, g, sq, grad_avg if centered else p, buf if with_momentum else p)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, sq, grad_avg, buf in blocks(*arrays):
-        # New arrays through out=: .grad stays untouched, and 0-d arrays stay arrays.
+        g = effective_grad(p, g, weight_decay, maximize, xp)
         tmp = xp.empty_like(p)
-        if maximize:
-            g = xp.negative(g, out=xp.empty_like(g))
-        if weight_decay != 0:
-            g = xp.add(g, xp.multiply(p, weight_decay, out=tmp), out=xp.empty_like(p))
         xp.multiply(sq, alpha, out=sq)
         xp.multiply(g, 1 - alpha, out=tmp)
         xp.multiply(tmp, g, out=tmp)
@@ -96,15 +94,7 @@ class RMSprop(Optimizer):
                  momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False):
-        check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_args(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         reject_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
@@ -117,28 +107,22 @@ class RMSprop(Optimizer):
         restore_groups(self, dict(momentum=0, centered=False, foreach=None, maximize=False,
                                   differentiable=False, capturable=False))
 
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        st["step"] = scalar_state(0.0)
+        st["square_avg"] = ember.zeros_like(p)
+        if group["momentum"] > 0:
+            st["momentum_buffer"] = ember.zeros_like(p)
+        if group["centered"]:
+            st["grad_avg"] = ember.zeros_like(p)
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, alpha, eps = lr_value(group["lr"]), group["alpha"], group["eps"]
         weight_decay, momentum = group["weight_decay"], group["momentum"]
         centered, maximize = group["centered"], group["maximize"]
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                st["step"] = scalar_state(0.0)
-                st["square_avg"] = ember.zeros_like(p)
-                if momentum > 0:
-                    st["momentum_buffer"] = ember.zeros_like(p)
-                if centered:
-                    st["grad_avg"] = ember.zeros_like(p)
-            step = st["step"]._data
-            step += 1
+        for p, st, _ in params_to_step(self, group):
             # NOTE: matches torch: the buffers in use follow the group's current options (a
             # buffer missing because momentum/centered was switched on later is a KeyError).
-            rmsprop_update(p._data, grad._data, st["square_avg"]._data,
+            rmsprop_update(p._data, p._grad._data, st["square_avg"]._data,
                            st["grad_avg"]._data if centered else None,
                            st["momentum_buffer"]._data if momentum > 0 else None,
                            lr, alpha, eps, weight_decay, momentum, maximize)

@@ -7,7 +7,14 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
-from ember.optim._common import blocks, check_lr, reject_unsupported, restore_groups, scalar_state
+from ember.optim._common import (
+    blocks,
+    check_lr,
+    params_to_step,
+    reject_unsupported,
+    restore_groups,
+    scalar_state,
+)
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
@@ -83,24 +90,18 @@ class Rprop(Optimizer):
         restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
                                   capturable=False))
 
+    def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        st["step"] = scalar_state(0.0)
+        st["prev"] = ember.zeros_like(p)
+        # NOTE: matches torch: step sizes start at the group's lr of the first step.
+        st["step_size"] = ember.full_like(p, float(group["lr"]))
+
     def _step_group(self, group: dict[str, Any]) -> None:
         (etaminus, etaplus), (step_size_min, step_size_max) = group["etas"], group["step_sizes"]
         maximize = group["maximize"]
-        state = self.state
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
-            st = state[p]
-            if len(st) == 0:
-                st["step"] = scalar_state(0.0)
-                st["prev"] = ember.zeros_like(p)
-                # NOTE: matches torch: step sizes start at the group's lr of the first step.
-                st["step_size"] = ember.full_like(p, float(group["lr"]))
-            step = st["step"]._data
-            step += 1
-            rprop_update(p._data, grad._data, st["prev"]._data, st["step_size"]._data, etaminus,
-                         etaplus, step_size_min, step_size_max, maximize)
+        for p, st, _ in params_to_step(self, group):
+            rprop_update(p._data, p._grad._data, st["prev"]._data, st["step_size"]._data,
+                         etaminus, etaplus, step_size_min, step_size_max, maximize)
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ember.ops._dispatch import xp_of
+from ember.optim._common import effective_grad, reject_unsupported, restore_groups
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor, _wrap
 
@@ -19,11 +20,7 @@ def sgd_update(p, g, buf, lr, momentum, dampening, weight_decay, nesterov, maxim
         p <- p - lr * d
     """
     xp = xp_of(p)
-    # New arrays through out=: the parameter's .grad stays untouched, and 0-d arrays stay arrays.
-    if maximize:
-        g = xp.negative(g, out=xp.empty_like(g))
-    if weight_decay != 0:
-        g = xp.add(g, xp.multiply(p, weight_decay, out=xp.empty_like(p)), out=xp.empty_like(p))
+    g = effective_grad(p, g, weight_decay, maximize, xp)
     d = g
     if momentum != 0:
         if buf is None:
@@ -65,6 +62,7 @@ class SGD(Optimizer):
                  momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
                  differentiable: bool = False, fused: bool | None = None):
+        # NOTE: matches torch: SGD checks `x < 0` (not `not 0 <= x` as the others), so NaN passes.
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -73,11 +71,7 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        if differentiable or fused:
-            raise NotImplementedError(
-                "SGD: differentiable=True and fused=True are not supported by ember; leave them "
-                "at their defaults (the update already runs as a few in-place array calls)."
-            )
+        reject_unsupported("SGD", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: foreach/differentiable/fused are kept in every group so state
         # dicts carry the same keys both ways.
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
@@ -87,11 +81,8 @@ class SGD(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key in ("nesterov", "maximize", "differentiable"):
-                group.setdefault(key, False)
-            group.setdefault("foreach", None)
-            group.setdefault("fused", None)
+        restore_groups(self, dict(nesterov=False, maximize=False, differentiable=False,
+                                  foreach=None, fused=None))
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
