@@ -125,3 +125,4 @@ from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
 from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
+from ember.utils.summary import summary  # noqa: F401,E402

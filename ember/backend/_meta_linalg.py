@@ -42,3 +42,22 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if a.shape[axis] != 3 or b.shape[axis] != 3:
         raise ValueError("cross: the axis must have length 3 in both operands")
     return MetaArray(broadcast_shapes(a.shape, b.shape), _dtype_of((a, b)))
+
+
+@rule(numpy.dot)
+def _dot(a, b, out=None):
+    # NumPy's dot, not matmul: an N-D ``a`` contracts its last axis with ``b``'s second-to-last
+    sa, sb = getattr(a, "shape", ()), getattr(b, "shape", ())
+    if not sa or not sb:  # a 0-d operand: dot is multiply
+        shape = broadcast_shapes(sa, sb)
+    else:
+        k = sb[-2] if len(sb) > 1 else sb[0]
+        if sa[-1] != k:
+            raise ValueError(f"shapes {sa} and {sb} not aligned: {sa[-1]} (dim {len(sa) - 1}) "
+                             f"!= {k} (dim {max(len(sb) - 2, 0)})")
+        shape = sa[:-1] + sb[:-2] + sb[-1:] if len(sb) > 1 else sa[:-1]
+    if out is not None:
+        if tuple(out.shape) != tuple(shape):
+            raise ValueError(f"output array has shape {out.shape}, dot needs {shape}")
+        return out
+    return MetaArray(shape, _dtype_of([x for x in (a, b) if hasattr(x, "dtype")]))

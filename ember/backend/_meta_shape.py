@@ -83,3 +83,14 @@ def _data_dependent(name):
 
 for _f in (_np.nonzero, _np.argwhere, _np.unique, _np.flatnonzero):
     rule(_f)(_data_dependent(f"numpy.{_f.__name__}"))
+
+
+@rule(_np.take)
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    ishape = indices.shape if hasattr(indices, "shape") else _np.shape(indices)
+    if axis is None:
+        shape = tuple(ishape)
+    else:
+        ax = axis % a.ndim
+        shape = a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:]
+    return out if out is not None else MetaArray(shape, a.dtype)

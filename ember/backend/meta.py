@@ -331,6 +331,11 @@ def asarray(obj, dtype=None, **kwargs):
     return MetaArray(a.shape, a.dtype if dtype is None else dtype)
 
 
+def ascontiguousarray(a, dtype=None, **kwargs):
+    # NumPy does not dispatch it (only through like=), so the namespace needs its own
+    return asarray(a, dtype)
+
+
 def from_numpy(array):
     return MetaArray(array.shape, array.dtype)
 

@@ -102,7 +102,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     num = weight.shape[0]
     padding_idx = _wrap_padding_idx(padding_idx, num)
     idx = input._data
-    if idx.size:
+    if idx.size and not input.is_meta:  # a meta tensor has no values to check
         lo, hi = idx.min(), idx.max()
         if lo < 0 or hi >= num:
             bad = int(lo) if lo < 0 else int(hi)
@@ -183,7 +183,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     idx = input._data
     num = weight.shape[0]
     n = idx.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
+    if idx.size and not input.is_meta and (idx.min() < 0 or idx.max() >= num):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
         raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
                            f"found idx to be {bad}")
@@ -205,6 +205,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     # the input, whatever the last offset says
     num_bags = max(len(starts) - 1, 0) if include_last_offset else len(starts)
     ends = starts[1:num_bags] + [n]
+    if input.is_meta:  # the shape alone: which entries fall in which bag is data
+        return zeros(num_bags, weight.shape[1], dtype=weight.dtype, device=weight.device)
     xp = xp_of(idx)
     # the bag of each entry (-1 outside every bag), then the entries that count
     bag_of = xp.full(n, -1, xp.int64)
