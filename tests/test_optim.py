@@ -105,6 +105,15 @@ def _assert_same(ep, tp, eo, to, rtol=1e-10):
                                        rtol=rtol, atol=1e-13, err_msg=n)
 
 
+def _assert_same_error(make):
+    """``make(lib, parameter)`` raises in ember the exception torch raises: type and message."""
+    with pytest.raises(Exception) as texc:
+        make(torch, torch.nn.Parameter(torch.ones(2)))
+    with pytest.raises(type(texc.value)) as eexc:
+        make(ember, ember.nn.Parameter(ember.ones(2)))
+    assert str(eexc.value) == str(texc.value)
+
+
 def _run(ep, tp, eo, to, rng, steps, feed=_feed_grads, check=True):
     """``steps`` steps of both optimizers on the same fresh gradients (from ``feed``), compared
     after each one when ``check``."""
@@ -208,13 +217,7 @@ def test_load_state_dict_copies_buffers():
         {"state": {}, "param_groups": [{"params": [0, 1]}]}),
 ])
 def test_errors_match_torch(make):
-    tp = torch.nn.Parameter(torch.ones(2))
-    ep = ember.nn.Parameter(ember.ones(2))
-    with pytest.raises(Exception) as texc:
-        make(torch, tp)
-    with pytest.raises(type(texc.value)) as eexc:
-        make(ember, ep)
-    assert str(eexc.value) == str(texc.value)
+    _assert_same_error(make)
 
 
 def test_duplicate_parameter_warns():

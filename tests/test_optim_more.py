@@ -16,6 +16,7 @@ import ember.optim
 from tests import test_optim as base
 from tests.test_optim import (
     _assert_same,
+    _assert_same_error,
     _convert,
     _dtype_name,
     _run,
@@ -231,58 +232,42 @@ def test_repr_of_two_groups_matches_torch():
     assert repr(e) == repr(t)
 
 
+# Bad hyper-parameter values: torch's exception and exact message.
+ARGUMENT_ERRORS = [
+    ("Adamax", {"lr": -1}), ("Adamax", {"eps": -1}), ("Adamax", {"betas": (1.0, 0.9)}),
+    ("Adamax", {"betas": (0.9, -0.1)}), ("Adamax", {"weight_decay": -1}), ("NAdam", {"lr": -0.5}),
+    ("NAdam", {"eps": -1e-8}), ("NAdam", {"betas": (-0.1, 0.9)}), ("NAdam", {"betas": (0.9, 1.0)}),
+    ("NAdam", {"weight_decay": -1}), ("NAdam", {"momentum_decay": -1}), ("RAdam", {"lr": -1}),
+    ("RAdam", {"eps": -1}), ("RAdam", {"betas": (1.5, 0.9)}), ("RAdam", {"betas": (0.9, 1.5)}),
+    ("RAdam", {"weight_decay": -0.1}), ("RMSprop", {"lr": -1}), ("RMSprop", {"eps": -1}),
+    ("RMSprop", {"momentum": -1}), ("RMSprop", {"weight_decay": -1}), ("RMSprop", {"alpha": -1}),
+    ("Adagrad", {"lr": -1}), ("Adagrad", {"lr_decay": -1}), ("Adagrad", {"weight_decay": -1}),
+    ("Adagrad", {"initial_accumulator_value": -1}), ("Adagrad", {"eps": -1}),
+    ("Adadelta", {"lr": -1}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"rho": -0.5}),
+    ("Adadelta", {"eps": -1}), ("Adadelta", {"weight_decay": -1}), ("Rprop", {"lr": -1}),
+    ("Rprop", {"etas": (0.0, 1.2)}), ("Rprop", {"etas": (0.5, 1.0)}),
+    ("Rprop", {"etas": (1.0, 1.2)}), ("ASGD", {"lr": -1}), ("ASGD", {"weight_decay": -1}),
+    # several bad values: the first in torch's order is reported
+    ("RMSprop", {"alpha": -1, "eps": -1}), ("Adagrad", {"eps": -1, "lr_decay": -1}),
+    ("NAdam", {"momentum_decay": -1, "betas": (0.9, 2.0)}),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("name,kwargs", ARGUMENT_ERRORS)
+def test_argument_errors_match_torch(name, kwargs):
+    _assert_same_error(lambda lib, p: getattr(lib.optim, name)([p], **kwargs))
+
+
 @needs_torch
 @pytest.mark.parametrize("make", [
-    lambda lib, p: lib.optim.Adamax([p], lr=-1),
     lambda lib, p: lib.optim.Adamax([p], lr=lib.tensor([0.1, 0.2])),
-    lambda lib, p: lib.optim.Adamax([p], eps=-1),
-    lambda lib, p: lib.optim.Adamax([p], betas=(1.0, 0.9)),
-    lambda lib, p: lib.optim.Adamax([p], betas=(0.9, -0.1)),
-    lambda lib, p: lib.optim.Adamax([p], weight_decay=-1),
-    lambda lib, p: lib.optim.NAdam([p], lr=-0.5),
-    lambda lib, p: lib.optim.NAdam([p], eps=-1e-8),
-    lambda lib, p: lib.optim.NAdam([p], betas=(-0.1, 0.9)),
-    lambda lib, p: lib.optim.NAdam([p], betas=(0.9, 1.0)),
-    lambda lib, p: lib.optim.NAdam([p], weight_decay=-1),
-    lambda lib, p: lib.optim.NAdam([p], momentum_decay=-1),
-    lambda lib, p: lib.optim.RAdam([p], lr=-1),
-    lambda lib, p: lib.optim.RAdam([p], eps=-1),
-    lambda lib, p: lib.optim.RAdam([p], betas=(1.5, 0.9)),
-    lambda lib, p: lib.optim.RAdam([p], betas=(0.9, 1.5)),
-    lambda lib, p: lib.optim.RAdam([p], weight_decay=-0.1),
-    lambda lib, p: lib.optim.RMSprop([p], lr=-1),
-    lambda lib, p: lib.optim.RMSprop([p], eps=-1),
-    lambda lib, p: lib.optim.RMSprop([p], momentum=-1),
-    lambda lib, p: lib.optim.RMSprop([p], weight_decay=-1),
-    lambda lib, p: lib.optim.RMSprop([p], alpha=-1),
-    lambda lib, p: lib.optim.Adagrad([p], lr=-1),
-    lambda lib, p: lib.optim.Adagrad([p], lr_decay=-1),
-    lambda lib, p: lib.optim.Adagrad([p], weight_decay=-1),
-    lambda lib, p: lib.optim.Adagrad([p], initial_accumulator_value=-1),
-    lambda lib, p: lib.optim.Adagrad([p], eps=-1),
-    lambda lib, p: lib.optim.Adadelta([p], lr=-1),
-    lambda lib, p: lib.optim.Adadelta([p], rho=1.5),
-    lambda lib, p: lib.optim.Adadelta([p], rho=-0.5),
-    lambda lib, p: lib.optim.Adadelta([p], eps=-1),
-    lambda lib, p: lib.optim.Adadelta([p], weight_decay=-1),
-    lambda lib, p: lib.optim.Rprop([p], lr=-1),
-    lambda lib, p: lib.optim.Rprop([p], etas=(0.0, 1.2)),
-    lambda lib, p: lib.optim.Rprop([p], etas=(0.5, 1.0)),
-    lambda lib, p: lib.optim.Rprop([p], etas=(1.0, 1.2)),
-    lambda lib, p: lib.optim.ASGD([p], lr=-1),
-    lambda lib, p: lib.optim.ASGD([p], weight_decay=-1),
     lambda lib, p: lib.optim.Adamax([p], 0.1, (0.9, 0.99), 1e-8, 0, None, 1),
     lambda lib, p: lib.optim.NAdam(p),
     lambda lib, p: lib.optim.Rprop([]),
 ])
 def test_errors_match_torch(make):
-    tp = torch.nn.Parameter(torch.ones(2))
-    ep = ember.nn.Parameter(ember.ones(2))
-    with pytest.raises(Exception) as texc:
-        make(torch, tp)
-    with pytest.raises(type(texc.value)) as eexc:
-        make(ember, ep)
-    assert str(eexc.value) == str(texc.value)
+    _assert_same_error(make)
 
 
 @pytest.mark.parametrize("name,flags", [
