@@ -39,10 +39,10 @@ DISPATCH_NAMES = frozenset({"has_torch_function", "has_torch_function_unary",
                             "boolean_dispatch"})
 
 RULE = """\
-A name counts as public API of a namespace when it is listed in the namespace's `__all__`, or
-when it is any other attribute that `dir()` shows and none of these applies:
+A name counts as public API of a namespace when it does not start with an underscore and it is
+either listed in the namespace's `__all__` or any other attribute that `dir()` shows and none of
+these applies:
 
-- it starts with an underscore;
 - it is a submodule (`torch.nn.functional` is a namespace of its own here, not a name of
   `torch.nn`);
 - its object is not defined in the package itself (`__module__` outside `torch`, or
@@ -79,8 +79,8 @@ def public_names(namespace: str) -> set[str]:
         warnings.simplefilter("ignore")
         module = importlib.import_module(namespace)
         listed = set(getattr(module, "__all__", ()) or ())
-        names = {n for n in listed
-                 if not isinstance(getattr(module, n, None), types.ModuleType)}
+        names = {n for n in listed if not n.startswith("_")
+                 and not isinstance(getattr(module, n, None), types.ModuleType)}
         package = namespace.split(".")[0]
         for name in dir(module):
             if name in listed or name.startswith("_") or name in DISPATCH_NAMES:
