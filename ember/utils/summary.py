@@ -192,8 +192,13 @@ def _to_meta(obj):
     and dicts); anything else is passed through."""
     if isinstance(obj, Tensor):
         return empty(tuple(obj.shape), dtype=obj.dtype, device="meta")
+    if isinstance(obj, PackedSequence):
+        # batch_sizes and the permutations stay: forward reads them (small CPU int tensors)
+        return obj._replace(data=_to_meta(obj.data))
     if isinstance(obj, Mapping):
         return {k: _to_meta(v) for k, v in obj.items()}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+        return type(obj)(*(_to_meta(v) for v in obj))
     if isinstance(obj, (tuple, list)):
         return type(obj)(_to_meta(v) for v in obj)
     return obj
@@ -381,10 +386,13 @@ class _Tracer:
                 raise
             row = self.stack[-1]
             where = f"{row.name} ({row.type_name})" if row.name else row.type_name
-            raise RuntimeError(
-                f"summary(): the forward of {where} failed on the meta device: "
-                f"{type(e).__name__}: {e}. Shapes are worked out without data, so code that "
-                "reads tensor values (item(), data-dependent shapes) cannot run here") from e
+            hint = ""
+            if isinstance(e, (NotImplementedError, TypeError)) or "data" in str(e):
+                hint = (" (shapes are worked out on the meta device, without data: code that "
+                        "reads tensor values, such as item() or a data-dependent shape, cannot "
+                        "run there)")
+            raise RuntimeError(f"summary(): the forward of {where} failed on the meta device: "
+                               f"{type(e).__name__}: {e}{hint}") from e
         finally:
             for h in handles:
                 h.remove()
