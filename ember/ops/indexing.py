@@ -173,7 +173,7 @@ def _index_array(it, xp):
     """An index object (tensor, list, NumPy array) as a backend array of valid dtype."""
     if isinstance(it, Tensor):
         arr = it._data
-    elif isinstance(it, (list, tuple, backend.ndarray)):
+    elif isinstance(it, (list, tuple, range, backend.ndarray)):
         arr = backend.cpu.asarray(it)
         if arr.size == 0 and arr.dtype.kind == "f":
             arr = arr.astype(_INT64)  # x[[]]: an empty list is an empty integer index
