@@ -190,6 +190,88 @@ def test_layer_shapes_match_torch(name, make, shapes, dtypes, mode):
     assert s.total_input_bytes == sum(8 * math.prod(sh) for sh in shapes)
 
 
+class _Fn:
+    """A module calling ``f`` (made for either library)."""
+
+    def __new__(cls, nn, f):
+        class Fn(nn.Module):
+            def forward(self, *args, **kwargs):
+                return f(*args, **kwargs)
+
+        return Fn()
+
+
+def _extra_cases():
+    # (name, lib -> (module, positional inputs, keyword inputs)); inputs given as input_data
+    def sdpa(lib):
+        F = lib.nn.functional
+        mask = lib.ones(5, 5, dtype=lib.bool).tril()
+        return (_Fn(lib.nn, lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
+                                                                           attn_mask=mask)),
+                [lib.zeros(2, 4, 5, 8)] * 3, {})
+
+    def one_hot(lib):
+        return _Fn(lib.nn, lambda x: lib.nn.functional.one_hot(x, 5)), [lib.zeros(4, 3,
+                                                                              dtype=lib.long)], {}
+
+    def emb_max_norm(lib):
+        return lib.nn.Embedding(10, 4, max_norm=1.0), [lib.ones(2, 3, dtype=lib.long)], {}
+
+    def bag_offsets(lib):
+        return (lib.nn.EmbeddingBag(10, 4, mode="max"),
+                [lib.tensor([1, 2, 3, 4]), lib.tensor([0, 1, 3])], {})
+
+    def mha_kpm(lib):
+        return (lib.nn.MultiheadAttention(8, 2, batch_first=True), [lib.zeros(2, 5, 8)] * 3,
+                {"key_padding_mask": lib.zeros(2, 5, dtype=lib.bool),
+                 "average_attn_weights": False})
+
+    def enc_kpm(lib):
+        nn = lib.nn
+        enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2)
+        return enc, [lib.zeros(2, 5, 8)], {"src_key_padding_mask": lib.zeros(2, 5,
+                                                                             dtype=lib.bool)}
+
+    def packed_gru(lib):
+        pack = lib.nn.utils.rnn.pack_padded_sequence
+        return lib.nn.GRU(4, 6), [pack(lib.zeros(5, 3, 4), lib.tensor([5, 3, 2]))], {}
+
+    def loss(lib):
+        F = lib.nn.functional
+        return (_Fn(lib.nn, lambda x, t: F.cross_entropy(x, t, ignore_index=1,
+                                                         label_smoothing=0.1)),
+                [lib.zeros(4, 3), lib.zeros(4, dtype=lib.long)], {})
+
+    return [sdpa, one_hot, emb_max_norm, bag_offsets, mha_kpm, enc_kpm, packed_gru, loss]
+
+
+def _shape_tree(out, lib):
+    if isinstance(out, lib.nn.utils.rnn.PackedSequence):
+        return _shape_tree(out.data, lib)
+    if isinstance(out, lib.Tensor):
+        return tuple(out.shape)
+    if isinstance(out, (tuple, list)):
+        return [_shape_tree(v, lib) for v in out]
+    return None
+
+
+@needs_torch
+@pytest.mark.parametrize("case", _extra_cases(), ids=lambda c: c.__name__)
+def test_more_meta_paths_match_torch(case):
+    m, args, kwargs = case(ember)
+    m.eval()
+    s = ember.summary(m, input_data=args, **kwargs)
+    tm, targs, tkwargs = case(torch)
+    tm.eval()
+    ref = _shape_tree(tm(*targs, **tkwargs), torch)
+    got = s.layers[0].output_shape
+    got = got.shape if hasattr(got, "shape") else got  # a PackedSequence: its data's shape
+    if isinstance(got, list) and got and hasattr(got[0], "shape"):
+        got = [got[0].shape, *got[1:]]
+    assert got == ref
+    assert s.total_params == sum(p.numel() for p in tm.parameters())
+
+
 # ---- a nanoGPT-style model and a ResNet-like block --------------------------------------------
 def _gpt(nn, F, vocab=65, block=16, n_layer=2, n_head=4, n_embd=32, device=None):
     class CausalSelfAttention(nn.Module):
@@ -490,3 +572,43 @@ def test_errors():
     seq = enn.Sequential(enn.Linear(3, 4), enn.Linear(5, 2))
     with pytest.raises(RuntimeError, match=r"forward of 1 \(Linear\) failed.*4.*5"):
         ember.summary(seq, input_size=(2, 3))
+
+
+def test_lazy_module_is_refused():
+    m = enn.Sequential(enn.LazyLinear(4), enn.ReLU())
+    with pytest.raises(ValueError, match=r"0\.weight, 0\.bias not initialized yet"):
+        ember.summary(m, input_size=(2, 3))
+    assert enn.parameter.is_lazy(m[0].weight)  # untouched
+
+
+# ---- the meta shape rules summary needed, against NumPy -----------------------------------------
+@pytest.mark.parametrize("a,b", [((3, 4), (4, 5)), ((2, 3, 4), (4,)), ((2, 3, 4), (5, 4, 6)),
+                                 ((), (3,)), ((4,), (4,)), ((4,), (4, 2))])
+def test_meta_dot_matches_numpy(a, b):
+    import numpy as np
+
+    from ember.backend import meta
+
+    got = np.dot(meta.MetaArray(a, "float32"), meta.MetaArray(b, "float64"))
+    ref = np.dot(np.zeros(a, "float32"), np.zeros(b, "float64"))
+    assert (got.shape, got.dtype) == (ref.shape, ref.dtype)
+    out = meta.MetaArray(ref.shape, "float64")
+    assert np.dot(meta.MetaArray(a, "float64"), meta.MetaArray(b, "float64"), out) is out
+    with pytest.raises(ValueError, match="not aligned"):
+        np.dot(meta.MetaArray((3, 4), "float32"), meta.MetaArray((5, 2), "float32"))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_meta_take_and_ascontiguousarray_match_numpy(axis):
+    import numpy as np
+
+    from ember.backend import meta
+
+    for idx in ([[1, 2]], np.zeros((2, 3), np.int64)):
+        got = np.take(meta.MetaArray((5, 4), "float32"), idx, axis=axis)
+        ref = np.take(np.zeros((5, 4), "float32"), idx, axis=axis)
+        assert (got.shape, got.dtype) == (ref.shape, ref.dtype)
+    got = np.take(meta.MetaArray((5, 4), "int64"), meta.MetaArray((3,), "int64"), axis=axis)
+    assert got.shape == np.take(np.zeros((5, 4)), np.zeros(3, np.int64), axis=axis).shape
+    c = meta.ascontiguousarray(meta.MetaArray((2, 3), "float32").T)
+    assert (c.shape, c.dtype) == ((3, 2), np.dtype("float32"))

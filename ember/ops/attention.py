@@ -102,7 +102,7 @@ class Attention(Function):
                 mask = xp.where(mask, xp.zeros((), s.dtype), xp.asarray(-xp.inf, s.dtype))
             elif mask.dtype != s.dtype:
                 mask = mask.astype(s.dtype)
-            if mask.size < s.size and not mask.flags.c_contiguous and xp.device_type != "meta":
+            if xp.device_type != "meta" and mask.size < s.size and not mask.flags.c_contiguous:
                 # a mask broadcast over the batch: adding its transposed view would stride
                 # through it once per batch element; one contiguous copy of it is cheaper
                 mask = xp.ascontiguousarray(mask)

@@ -27,6 +27,7 @@ from ember._device import device as _device_ctx
 from ember._dtype import get_default_dtype
 from ember.autograd.grad_mode import no_grad
 from ember.nn.modules.module import Module
+from ember.nn.parameter import is_lazy
 from ember.nn.utils.rnn import PackedSequence
 from ember.nn.utils.stateless import _functional_call
 from ember.ops.creation import empty
@@ -285,6 +286,11 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
     if mode not in ("eval", "train", "same"):
         raise ValueError(f"summary(): mode must be 'eval', 'train' or 'same', got {mode!r}")
 
+    lazy = [n for n, t in (*model.named_parameters(), *model.named_buffers()) if is_lazy(t)]
+    if lazy:
+        raise ValueError(
+            f"summary(): {', '.join(lazy)} not initialized yet (lazy modules): run the model "
+            "once on real inputs first; summary never changes the model it is given")
     call_kwargs = _to_meta(kwargs)
     if input_size is not None:
         args = _inputs_from_sizes(input_size, dtypes)

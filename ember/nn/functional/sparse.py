@@ -49,6 +49,8 @@ def _renorm_(weight: Tensor, idx, max_norm: float, norm_type: float) -> None:
     """Scale, in place and without recording, the rows of ``weight`` listed in ``idx`` whose
     ``norm_type``-norm exceeds ``max_norm`` down to norm ``max_norm`` (each row once)."""
     xp = xp_of(idx)
+    if xp.device_type == "meta":  # no values to renormalize
+        return
     rows = xp.unique(idx.reshape(-1))
     if rows.size == 0:
         return
@@ -164,7 +166,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = [int(v) for v in offsets.tolist()]
+        # a meta offsets tensor has no values: only its length (the bag count) is known
+        starts = [0] * offsets.shape[0] if offsets.is_meta else \
+            [int(v) for v in offsets.tolist()]
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{input.dim()}")
@@ -262,7 +266,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         if x.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(x.max()) + 1
-    if x.size:
+    if x.size and xp.device_type != "meta":
         if x.min() < 0:
             raise RuntimeError("Class values must be non-negative.")
         if x.max() >= num_classes:
