@@ -1,4 +1,8 @@
-"""``python -m ember``: a short tour: define a network, train it, look at its state."""
+"""``python -m ember``: a short tour: define a network, train it, look at its state.
+
+The fuller demo, a convolutional network trained on real handwritten digits with a progress
+bar, a checkpoint and pictures, is ``python -m ember.demo``.
+"""
 
 import ember as torch
 from ember import nn
@@ -33,6 +37,7 @@ def main() -> None:
     with torch.no_grad():
         print("predictions:", [round(v, 2) for v in model(x).flatten().tolist()])
     print("state_dict:", {k: tuple(v.shape) for k, v in model.state_dict().items()})
+    print("next: python -m ember.demo trains a CNN on handwritten digits (--help for its flags)")
 
 
 if __name__ == "__main__":

@@ -57,8 +57,8 @@ def load_digits(path: str | os.PathLike | None = None) -> tuple[ember.Tensor, em
 
     Example:
         >>> images, labels = load_digits()
-        >>> float(images.max()), labels.bincount().tolist()[:3]
-        (1.0, [178, 182, 177])
+        >>> float(images.max()), (labels == 0).sum().item()
+        (1.0, 178)
     """
     with gzip.open(DATA if path is None else path, "rt") as f:
         rows = xp.loadtxt(f, delimiter=",", dtype=xp.float32, ndmin=2)
@@ -142,16 +142,16 @@ def _split(n: int) -> tuple[ember.Tensor, ember.Tensor]:
     return order[TEST_SIZE:], order[:TEST_SIZE]
 
 
-def _progress(loader: DataLoader, epoch: int, epochs: int):
-    """tqdm's bar over one epoch's batches when stdout is a terminal and tqdm is installed."""
+def _progress_bar():
+    """tqdm's class when stdout is a terminal and tqdm is installed, else None (plain lines:
+    a bar's carriage returns would make one long line of a log file)."""
     if not sys.stdout.isatty():
         return None
     try:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(loader, desc=f"epoch {epoch:>{len(str(epochs))}}/{epochs}", unit="batch",
-                leave=False, dynamic_ncols=True, file=sys.stdout)
+    return tqdm
 
 
 def _predict(model: nn.Module, images: ember.Tensor) -> ember.Tensor:
@@ -187,24 +187,34 @@ def _plot_curves(Figure, history: dict, path: Path) -> None:
 
 def _plot_predictions(Figure, images, labels, predicted, path: Path, rows: int = 6,
                       cols: int = 10) -> None:
+    from matplotlib.patches import Rectangle
+
     # mistakes first, so the grid shows them all (up to its size), then correct ones in order
     wrong = (predicted != labels).nonzero().flatten().tolist()
     right = (predicted == labels).nonzero().flatten().tolist()
     shown = (wrong + right)[:rows * cols]
-    fig = Figure(figsize=(cols * 0.9, rows * 1.05 + 0.5), layout="constrained")
-    fig.suptitle(f"test digits with predicted labels: {len(wrong)} mistakes of {len(labels)} "
-                 f"(in red, shown first, with the true label)")
-    for ax, i in zip(fig.subplots(rows, cols).flat, shown):
-        ax.imshow(images[i, 0].numpy(), cmap="gray_r", vmin=0, vmax=1)
-        ax.set_xticks([])
-        ax.set_yticks([])
+    # one image of all the tiles (a cell: 8x8 pixels, a margin and room for the label above)
+    # draws in a fraction of the time of one axes per digit
+    cell_w, cell_h = 10, 12
+    pixels = images[shown, 0].numpy()
+    canvas = xp.zeros((rows * cell_h, cols * cell_w), dtype=pixels.dtype)
+    fig = Figure(figsize=(cols * 0.8, rows * 0.95 + 0.3))
+    ax = fig.add_axes((0, 0, 1, 1 - 0.3 / (rows * 0.95 + 0.3)))
+    for k, i in enumerate(shown):
+        top, left = (k // cols) * cell_h + 3, (k % cols) * cell_w + 1
+        canvas[top:top + 8, left:left + 8] = pixels[k]
         pred, true = int(predicted[i]), int(labels[i])
-        if pred == true:
-            ax.set_title(str(pred), fontsize=10)
-        else:
-            ax.set_title(f"{pred} (not {true})", fontsize=9, color="red")
-            for spine in ax.spines.values():
-                spine.set(color="red", linewidth=2.5)
+        wrong_one = pred != true
+        ax.text(left + 4, top - 0.8, f"{pred} (not {true})" if wrong_one else str(pred),
+                ha="center", va="bottom", fontsize=9 if wrong_one else 10,
+                color="red" if wrong_one else "black")
+        ax.add_patch(Rectangle((left - 0.5, top - 0.5), 8, 8, fill=False,
+                               edgecolor="red" if wrong_one else "0.7",
+                               linewidth=2.5 if wrong_one else 0.8))
+    ax.imshow(canvas, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
+    ax.set_axis_off()
+    fig.suptitle(f"test digits with predicted labels: {len(wrong)} mistakes of {len(labels)} "
+                 f"(in red, shown first, with the true label)", fontsize=11, y=0.995)
     fig.savefig(path, dpi=100)
 
 
@@ -241,15 +251,17 @@ def main(argv: list[str] | None = None) -> int:
         optimizer, max_lr=0.01, epochs=args.epochs, steps_per_epoch=len(loader))
     loss_fn = nn.CrossEntropyLoss()
 
-    interactive = sys.stdout.isatty()
-    if interactive and _progress(loader, 1, 1) is None:
+    tqdm = _progress_bar()
+    if tqdm is None and sys.stdout.isatty():
         print("(tqdm is not installed: one line per epoch, no progress bar)")
     history: dict[str, list[float]] = {"loss": [], "train_acc": [], "test_acc": []}
     width = len(str(args.epochs))
     for epoch in range(1, args.epochs + 1):
         epoch_start = time.perf_counter()
         model.train()
-        bar = _progress(loader, epoch, args.epochs)
+        bar = None if tqdm is None else tqdm(
+            loader, desc=f"epoch {epoch:>{width}}/{args.epochs}", unit="batch", leave=False,
+            dynamic_ncols=True, file=sys.stdout)
         total_loss, correct, seen = 0.0, 0, 0
         for step, (x, y) in enumerate(bar if bar is not None else loader):
             logits = model(x)
