@@ -442,6 +442,33 @@ def test_shared_module_called_twice_is_recursive():
     assert "(recursive)" in str(s)
 
 
+def test_module_called_from_outside_its_parent():
+    class Caller(enn.Module):
+        def __init__(self, target):
+            super().__init__()
+            object.__setattr__(self, "target", target)  # held, not registered
+
+        def forward(self, x):
+            return self.target(x)
+
+    class M(enn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = enn.Linear(3, 3)
+            self.b = Caller(self.a)
+
+        def forward(self, x):
+            return self.b(x)
+
+    s = ember.summary(M(), input_size=(2, 3))
+    assert [(r.name, r.depth, r.num_params) for r in s.layers] == [("", 0, 0), ("b", 1, 0),
+                                                                  ("a", 2, 12)]
+    s = ember.summary(M(), input_size=(2, 3), depth=1)  # b's row covers the hidden row of a
+    assert [(r.name, r.num_params, r.trainable) for r in s.layers] == [("", 0, "True"),
+                                                                      ("b", 12, "True")]
+    assert s.total_params == 12
+
+
 # ---- 10 billion parameters on meta ------------------------------------------------------------
 def test_ten_billion_parameters_on_meta_fast_and_no_memory():
     with ember.device("meta"):

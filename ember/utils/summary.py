@@ -428,27 +428,33 @@ class _Tracer:
             first[m] = row
 
 
+def _walk(row: LayerInfo):
+    yield row
+    for c in row.children:
+        yield from _walk(c)
+
+
 def _collect(row: LayerInfo, depth: int, out: list, seen: set, visited: set) -> None:
     """Fills the counts of ``row`` and below (parameters not counted before) and lists the
     rows down to ``depth``."""
-    module = row.module
     at_limit = row.depth >= depth
-    params = list(module.parameters(recurse=at_limit))
-    sub = params if at_limit else list(module.parameters())
+    # the parameters of every module in this row's part of the table (every module has a row
+    # somewhere, so a row at the depth limit covers what its hidden rows would have shown)
+    sub = {id(p): p for r in _walk(row) for p in r.module.parameters(recurse=False)}
+    params = list(sub.values()) if at_limit else list(row.module.parameters(recurse=False))
     if sub:
-        trainable = sum(p.requires_grad for p in sub)
+        trainable = sum(p.requires_grad for p in sub.values())
         row.trainable = "True" if trainable == len(sub) else (
             "False" if trainable == 0 else "Partial")
     new = [p for p in params if id(p) not in seen]
     seen.update(id(p) for p in new)
     row.num_params = sum(p.numel() for p in new)
     if params and not new:
-        row.note = "(recursive)" if module in visited else "(tied)"
-    visited.add(module)
+        row.note = "(recursive)" if row.module in visited else "(tied)"
+    visited.add(row.module)
     out.append(row)
-    if at_limit:
-        # hidden rows: their modules count as shown (a later call is recursive)
-        visited.update(module.modules())
+    if at_limit:  # hidden rows: their modules count as shown (a later call is recursive)
+        visited.update(r.module for r in _walk(row))
         return
     for c in row.children:
         _collect(c, depth, out, seen, visited)
