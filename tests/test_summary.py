@@ -65,6 +65,7 @@ def test_known_model_table_and_numbers():
     s = ember.summary(_known_model(enn), input_size=(2, 1, 8, 8))
     assert str(s) == KNOWN_TABLE
     assert repr(s) == KNOWN_TABLE
+    assert s.summary_list is s.layers
     # by hand: conv 8*9+8, batch norm 2*8, linear 128*10+10 (its bias frozen)
     assert s.total_params == 80 + 16 + 1290
     assert s.trainable_params == 80 + 16 + 1280
@@ -563,10 +564,12 @@ def test_lstm_tuple_outputs_and_packed_sequence():
     assert s.layers[0].output_shape == [(5, 3, 12), [(4, 3, 6), (4, 3, 6)]]
     assert "([5, 3, 12], ([4, 3, 6], [4, 3, 6]))" in str(s)
     packed = pack_padded_sequence(ember.zeros(5, 3, 4), ember.tensor([5, 3, 2]))
-    s = ember.summary(enn.LSTM(4, 6), input_data=[packed])
-    out, (h, c) = s.layers[0].output_shape
-    assert (h, c) == ((1, 3, 6), (1, 3, 6))
-    assert "PackedSequence(data=[10, 6])" in str(s)
+    for data in ([packed], packed):  # a PackedSequence is one input, not a tuple of four
+        s = ember.summary(enn.LSTM(4, 6), input_data=data)
+        out, (h, c) = s.layers[0].output_shape
+        assert (h, c) == ((1, 3, 6), (1, 3, 6))
+        assert "PackedSequence(data=[10, 6])" in str(s)
+        assert s.total_input_bytes == 4 * 10 * 4
 
 
 def test_dtypes_for_token_inputs():
@@ -591,6 +594,8 @@ def test_errors():
         ember.summary(m, input_size="3")
     with pytest.raises(ValueError, match="negative dimension"):
         ember.summary(m, input_size=(-1, 3))
+    with pytest.raises(ValueError, match="dtypes goes with input_size"):
+        ember.summary(m, input_data=ember.ones(1, 3), dtypes=[ember.float32])
     with pytest.raises(ValueError, match="2 dtypes for 1 input shapes"):
         ember.summary(m, input_size=(1, 3), dtypes=[ember.float32, ember.float32])
     with pytest.raises(TypeError, match="model must be an nn.Module"):

@@ -96,6 +96,11 @@ class ModelSummary:
         self.total_output_bytes = total_output_bytes
 
     @property
+    def summary_list(self) -> list[LayerInfo]:
+        """The rows (torchinfo's name for them)."""
+        return self.layers
+
+    @property
     def total_bytes(self) -> int:
         """Parameters, inputs and the forward/backward pass together."""
         return self.total_param_bytes + self.total_input_bytes + self.total_output_bytes
@@ -281,6 +286,9 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
             "as input_data=...; the table needs a forward pass")
     if input_size is not None and input_data is not None:
         raise ValueError("summary(): give input_size or input_data, not both")
+    if dtypes is not None and input_size is None:
+        raise ValueError("summary(): dtypes goes with input_size; input_data tensors keep "
+                         "their own dtypes")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"summary(): depth must be a non-negative int, got {depth!r}")
     if mode not in ("eval", "train", "same"):
@@ -296,7 +304,7 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
         args = _inputs_from_sizes(input_size, dtypes)
     elif isinstance(input_data, Mapping):
         args, call_kwargs = [], {**_to_meta(dict(input_data)), **call_kwargs}
-    elif isinstance(input_data, (list, tuple)):
+    elif isinstance(input_data, (list, tuple)) and not isinstance(input_data, PackedSequence):
         args = list(_to_meta(input_data))
     else:
         args = [_to_meta(input_data)]
