@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import resource
 import time
+import tracemalloc
 
 import pytest
 
@@ -485,6 +486,13 @@ def test_ten_billion_parameters_on_meta_fast_and_no_memory():
     assert elapsed < 2.0
     assert grown < 50 * 1024  # peak RSS grew by less than 50 MB (the weights are 40 GB)
     assert all(p.is_meta for p in big.parameters())
+    tracemalloc.start()  # NumPy reports its allocations to tracemalloc: none of them big
+    try:
+        ember.summary(big, input_size=(64, 31623), depth=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
 
 
 # ---- the model is left as it was --------------------------------------------------------------
