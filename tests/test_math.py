@@ -152,6 +152,10 @@ def test_equal_and_allclose_return_python_bools():
     assert ember.allclose(a, a + 1e-7) is True
     assert ember.allclose(a, a + 1e-3) is False
     assert ember.allclose(ember.tensor([NAN]), ember.tensor([NAN]), equal_nan=True) is True
+    # 0-d operands (NumPy's == of 0-d arrays is a scalar, not an array)
+    assert ember.equal(ember.tensor(3), ember.tensor(3.0)) is True
+    assert ember.equal(ember.tensor(3), ember.tensor(4)) is False
+    assert ember.allclose(ember.tensor(1.0), ember.tensor(1.0 + 1e-9)) is True
 
 
 def test_isclose_rules():

@@ -116,8 +116,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _wrap(_as_array(close, None))
 
 
-def _host_bool(x, op: str) -> bool:
-    xp = xp_of(x)
+def _host_bool(x, op: str, xp) -> bool:
     if xp.device_type == "meta":
         raise RuntimeError(f"{op}() cannot be called on meta tensors: they hold no data")
     return bool(xp.all(x))
@@ -131,7 +130,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
         >>> ember.allclose(ember.tensor([1.0]), ember.tensor([1.0 + 1e-9]))
         True
     """
-    return _host_bool(isclose(input, other, rtol, atol, equal_nan)._data, "allclose")
+    close = isclose(input, other, rtol, atol, equal_nan)._data
+    return _host_bool(close, "allclose", xp_of(close))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -146,7 +146,8 @@ def equal(input: Tensor, other: Tensor) -> bool:
     if input._data.shape != other._data.shape:
         return False
     xa, xb = promote2(input, other)
-    return _host_bool(xa == xb, "equal")
+    # the namespace of the operands: `==` of 0-d arrays gives a NumPy scalar, not an array
+    return _host_bool(xa == xb, "equal", xp_of(input._data))
 
 
 # ---- Tensor methods, operators and in-place forms ---------------------------------------------
