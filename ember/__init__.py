@@ -101,6 +101,11 @@ from ember.ops.conversion import clone  # noqa: F401
 
 __version__ = "0.1.0"
 
+# torch's constants (``torch.pi``...); the builtin ``float`` is ember's dtype in this namespace
+from math import e, inf, nan, pi  # noqa: E402,F401
+
+newaxis = None
+
 
 def is_tensor(obj) -> bool:
     """Whether ``obj`` is an ember Tensor (or a subclass such as Parameter)."""

@@ -319,3 +319,11 @@ def test_int_division_gives_float():
     assert ember.div(ember.tensor([-7]), 2, rounding_mode="floor").tolist() == [-4]
     with pytest.raises(RuntimeError, match="bool tensor"):
         ember.tensor([True]) - ember.tensor([False])
+
+
+def test_torch_constants():
+    import math
+
+    assert (ember.pi, ember.e, ember.inf) == (math.pi, math.e, math.inf)
+    assert math.isnan(ember.nan) and ember.newaxis is None
+    assert ember.zeros(2, 3)[:, ember.newaxis].shape == (2, 1, 3)

@@ -19,10 +19,10 @@ import warnings
 
 from ember import backend
 from ember.autograd.grad_mode import no_grad
-from ember.ops.creation import empty
+from ember.ops.creation import empty as _empty
 from ember.ops.creation import eye as _eye
 from ember.ops.creation import tensor as _tensor
-from ember.random import rand
+from ember.random import rand as _rand
 from ember.tensor import Tensor, _wrap
 
 __all__ = [
@@ -111,7 +111,7 @@ def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b:
             tensor.normal_(mean, std, generator=generator)
             bad = (tensor < lo) | (tensor > hi)
             while bool(bad.any()):
-                redraw = empty(int(bad.sum()), dtype=tensor.dtype, device=tensor.device)
+                redraw = _empty(int(bad.sum()), dtype=tensor.dtype, device=tensor.device)
                 tensor[bad] = redraw.normal_(mean, std, generator=generator)
                 bad = (tensor < lo) | (tensor > hi)
         else:
@@ -120,7 +120,7 @@ def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b:
             tensor.uniform_(a, b, generator=generator)
             pending = _rejected(tensor, mean, std, log_peak, generator)
             while bool(pending.any()):
-                cand = empty(int(pending.sum()), dtype=tensor.dtype, device=tensor.device)
+                cand = _empty(int(pending.sum()), dtype=tensor.dtype, device=tensor.device)
                 cand.uniform_(a, b, generator=generator)
                 tensor[pending] = cand
                 pending &= _rejected(tensor, mean, std, log_peak, generator)
@@ -130,7 +130,7 @@ def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b:
 def _rejected(x: Tensor, mean: float, std: float, log_peak: float, generator) -> Tensor:
     """Where the uniform proposal ``x`` fails its acceptance test ``log u > log pdf(x) - peak``."""
     log_ratio = ((x - mean) / std).square() * -0.5 - log_peak
-    u = empty(x.shape, dtype=x.dtype, device=x.device).uniform_(generator=generator)
+    u = _empty(x.shape, dtype=x.dtype, device=x.device).uniform_(generator=generator)
     return u.log() > log_ratio
 
 
@@ -346,7 +346,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    gauss = empty(rows, cols, dtype=tensor.dtype, device=tensor.device)
+    gauss = _empty(rows, cols, dtype=tensor.dtype, device=tensor.device)
     gauss.normal_(0, 1, generator=generator)
     if gauss._data.dtype.char == "e":
         raise NotImplementedError(
@@ -385,7 +385,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
             # the first num_zeros of a random permutation of the rows, for every column at once.
             # NOTE: differs from torch, which draws the permutations from the default generator
             # even when ``generator`` is given: here they come from ``generator`` too.
-            order = rand(rows, cols, generator=generator).argsort(dim=0)[:num_zeros]
+            order = _rand(rows, cols, generator=generator).argsort(dim=0)[:num_zeros]
             tensor.scatter_(0, order.to(tensor.device), 0.0)
     return tensor
 
