@@ -54,7 +54,7 @@ def adapt(params, x, y, inner_lr=0.01, steps=1):
 meta_optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
 tasks_per_batch, k_shot = 4, 10
 running = 0.0
-for iteration in range(200):
+for iteration in range(120):
     meta_optimizer.zero_grad()
     meta_loss = 0.0
     for _ in range(tasks_per_batch):
@@ -69,19 +69,19 @@ for iteration in range(200):
     meta_loss.backward()
     meta_optimizer.step()
     running += meta_loss.item()
-    if iteration % 50 == 49:
-        print(f"iterations {iteration - 49:3d}-{iteration:3d}  mean meta loss {running / 50:.3f}")
+    if iteration % 40 == 39:
+        print(f"iterations {iteration - 39:3d}-{iteration:3d}  mean meta loss {running / 40:.3f}")
         running = 0.0
 
 # At test time, a few steps on 10 points of a new wave adapt the meta-learned model.
 before = after = 0.0
-for _ in range(20):
+for _ in range(10):
     sample = sample_task()
     x_support, y_support = sample(k_shot)
     x_test, y_test = sample(100)
     fast_params = adapt(dict(model.named_parameters()), x_support, y_support, steps=5)
     with torch.no_grad():
-        before += F.mse_loss(model(x_test), y_test).item() / 20
-        after += F.mse_loss(functional_call(model, fast_params, (x_test,)), y_test).item() / 20
-print(f"20 new tasks: mean loss {before:.3f} before adaptation, {after:.3f} after 5 steps")
+        before += F.mse_loss(model(x_test), y_test).item() / 10
+        after += F.mse_loss(functional_call(model, fast_params, (x_test,)), y_test).item() / 10
+print(f"10 new tasks: mean loss {before:.3f} before adaptation, {after:.3f} after 5 steps")
 print("second-order gradients reached the model:", model[0].weight.grad is not None)
