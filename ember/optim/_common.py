@@ -4,6 +4,7 @@ lerp."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import ember
@@ -62,7 +63,8 @@ def reject_unsupported(owner: str, **flags: Any) -> None:
         )
 
 
-def params_to_step(optimizer: Any, group: dict[str, Any]):
+def params_to_step(optimizer: Any, group: dict[str, Any]
+                   ) -> Iterator[tuple[Tensor, dict[str, Any], float]]:
     """The parameters of ``group`` that have a gradient, each with its state and new step count.
 
     A parameter's empty state is filled by ``optimizer._init_state(st, p, group)`` on its first

@@ -4,9 +4,12 @@ Parameter groups are dicts holding every hyper-parameter (defaults filled in), `
 parameter to its per-parameter buffers, and ``state_dict()`` is PyTorch's layout (parameters as
 integer indices), so a state dict moves between ember and torch once its tensors are converted.
 Subclasses implement ``_step_group`` (the base ``step`` loops over groups) as one small
-per-parameter update on raw arrays (no graph, in-place ufuncs): see sgd.py and adam.py. A subclass
-that needs the whole step (LBFGS) overrides ``step``; ``__init_subclass__`` wraps such a ``step``
-so the step hooks run around it as around the base one.
+per-parameter update on raw arrays (no graph, in-place ufuncs): see sgd.py and adam.py. The
+element-wise optimizers share, from _common.py, their argument checks (``check_args``), the loop
+over a group's parameters (``params_to_step``, which calls the optimizer's ``_init_state`` on a
+parameter's first step) and the maximize/weight-decay prologue of an update (``effective_grad``).
+A subclass that needs the whole step (LBFGS) overrides ``step``; ``__init_subclass__`` wraps such
+a ``step`` so the step hooks run around it as around the base one.
 
 Hooks (PyTorch's): per optimizer, step pre/post hooks, state_dict pre/post hooks and
 load_state_dict pre/post hooks; for every optimizer, ``register_optimizer_step_pre_hook`` and
