@@ -228,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     device = _device(parser, args.device)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"argument --out: {str(out)!r} is a file, not a folder")
     start = time.perf_counter()
 
     images, labels = load_digits()
@@ -288,8 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     logits = _predict(model, x_test)
     predicted = logits.argmax(1)
     n_right = int((predicted == y_test).sum())
+    epochs = f"{args.epochs} epoch{'s' if args.epochs > 1 else ''}"
     print(f"test accuracy {100 * n_right / len(y_test):.2f}% ({n_right}/{len(y_test)}) after "
-          f"{args.epochs} epochs, {time.perf_counter() - start:.1f} s")
+          f"{epochs}, {time.perf_counter() - start:.1f} s")
 
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / CHECKPOINT
