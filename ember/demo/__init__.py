@@ -241,10 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ember.manual_seed(args.seed)
     model = DigitsCNN().to(device)
-    if hasattr(ember, "summary"):
-        print(ember.summary(model, input_size=(1, 1, 8, 8)))
-    else:
-        print(model)
+    print(ember.summary(model, input_size=(1, 1, 8, 8)))
     loader = DataLoader(TensorDataset(x_train, y_train), batch_size=32, shuffle=True,
                         generator=ember.Generator().manual_seed(args.seed))
     optimizer = ember.optim.Adam(model.parameters(), lr=0.01)
