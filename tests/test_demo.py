@@ -223,6 +223,8 @@ def test_a_bad_flag_exits_with_status_2_and_argparses_error(tmp_path):
     (["--seed", "1.5"], "error: argument --seed: invalid int value: '1.5'"),
     (["--device", "gpu"], "error: argument --device: Expected one of cpu, cuda, meta"),
     (["--device", "meta"], "error: argument --device: 'meta' tensors have shapes but no values"),
+    pytest.param(["--device", "cuda"], "error: argument --device: 'cuda' is not available here",
+                 marks=pytest.mark.skipif(ember.cuda.is_available(), reason="a GPU is here")),
     (["--out", __file__], f"error: argument --out: {__file__!r} is a file, not a folder"),
 ])
 def test_a_bad_value_gets_argparses_error(args, message, tmp_path, capsys):

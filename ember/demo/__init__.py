@@ -160,7 +160,7 @@ def _predict(model: nn.Module, images: ember.Tensor) -> ember.Tensor:
         return model(images)
 
 
-def _pyplot_figure():
+def _matplotlib_figure():
     """matplotlib's Figure, drawn by the Agg canvas (no window, no global backend change)."""
     try:
         from matplotlib.figure import Figure
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     ember.save(model.state_dict(), checkpoint)
     print(f"wrote {checkpoint} (the state_dict in PyTorch's format: ember.load or torch.load "
           f"read it)")
-    Figure = _pyplot_figure()
+    Figure = _matplotlib_figure()
     if Figure is None:
         print(f"matplotlib is not installed: skipped {CURVES} and {PREDICTIONS} "
               f"(pip install matplotlib, or pip install -e '.[demo]')")
