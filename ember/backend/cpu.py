@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as _np
-from numpy import *  # noqa: F403  (this module *is* the array namespace of the cpu device)
 
 from ember.backend import _malloc  # noqa: F401  (glibc: keep freed heap memory; see there)
 from ember.backend._gamma import (  # noqa: F401
@@ -14,7 +13,11 @@ from ember.backend._gamma import (  # noqa: F401
     polygamma,
     standard_gamma_grad,
 )
+from ember.backend._numpy_names import numpy_names
 from ember.backend._special import erf, erfc, erfinv  # noqa: F401
+
+# This module *is* the array namespace of the cpu device: NumPy's names, plus the above.
+globals().update(numpy_names())
 
 # NOTE: matches torch: floating-point exceptions (1/0, log(-1)) give inf/nan silently. NumPy's
 # state is per thread/context; this sets it for the importing one.

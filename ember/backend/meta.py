@@ -13,7 +13,10 @@ import math
 import operator
 
 import numpy as _np
-from numpy import *  # noqa: F403  (NumPy's names; array functions dispatch to MetaArray)
+
+from ember.backend._numpy_names import numpy_names
+
+globals().update(numpy_names())  # NumPy's names; array functions dispatch to MetaArray
 
 device_type = "meta"
 Generator = None
