@@ -39,8 +39,10 @@ def _state(width: int, depth: int):
 def _rate(n: int, me: float, mt: float | None) -> None:
     """Print the throughput of the last comparison (times in ms) in GB/s."""
     gb = n * 4 / 1e9
-    print(f"  {'':<40} ember {gb / me * 1e3:7.2f} GB/s" + (
-        f"   torch {gb / mt * 1e3:7.2f} GB/s" if mt else ""))
+    print(
+        f"  {'':<40} ember {gb / me * 1e3:7.2f} GB/s"
+        + (f"   torch {gb / mt * 1e3:7.2f} GB/s" if mt else "")
+    )
 
 
 def run(quick: bool, compare) -> dict:
@@ -49,18 +51,27 @@ def run(quick: bool, compare) -> dict:
     width, depth = (256, 4) if quick else (3162, 10)
     ember_sd, torch_sd = _state(width, depth)
     n = sum(v.numel() for v in ember_sd.values())
-    print(f"  state dict: {depth} x Linear({width}, {width}) = {n / 1e6:.1f}M float32 "
-          f"parameters, {n * 4 / 1e6:.0f} MB")
+    print(
+        f"  state dict: {depth} x Linear({width}, {width}) = {n / 1e6:.1f}M float32 "
+        f"parameters, {n * 4 / 1e6:.0f} MB"
+    )
     folder = tempfile.mkdtemp(prefix="ember-bench-")
     e_path, t_path = os.path.join(folder, "ember.pt"), os.path.join(folder, "torch.pt")
     rounds = 5
     ratios = {}
     try:
+
         def tsave():
             torch.save(torch_sd, t_path)
 
-        me, mt = compare("save (path: atomic, fsync)", lambda: ember.save(ember_sd, e_path),
-                         torch and tsave, 1, rounds=rounds, unit="ms")
+        me, mt = compare(
+            "save (path: atomic, fsync)",
+            lambda: ember.save(ember_sd, e_path),
+            torch and tsave,
+            1,
+            rounds=rounds,
+            unit="ms",
+        )
         ratios["save"] = mt and me / mt
         _rate(n, me, mt)
 
@@ -68,8 +79,14 @@ def run(quick: bool, compare) -> dict:
             with open(e_path, "wb") as f:
                 ember.save(ember_sd, f)
 
-        me, mt = compare("save (open file object)", save_to_file_object, torch and tsave, 1,
-                         rounds=rounds, unit="ms")
+        me, mt = compare(
+            "save (open file object)",
+            save_to_file_object,
+            torch and tsave,
+            1,
+            rounds=rounds,
+            unit="ms",
+        )
         ratios["save file object"] = mt and me / mt
         if torch is None:
             ember.save(ember_sd, t_path)
@@ -78,14 +95,24 @@ def run(quick: bool, compare) -> dict:
             assert len(sd) == 2 * depth
             return sd
 
-        me, mt = compare("load", lambda: check(ember.load(t_path)),
-                         torch and (lambda: check(torch.load(e_path))), 1, rounds=rounds,
-                         unit="ms")
+        me, mt = compare(
+            "load",
+            lambda: check(ember.load(t_path)),
+            torch and (lambda: check(torch.load(e_path))),
+            1,
+            rounds=rounds,
+            unit="ms",
+        )
         ratios["load"] = mt and me / mt
         _rate(n, me, mt)
-        me, mt = compare("load, mmap=True", lambda: check(ember.load(t_path, mmap=True)),
-                         torch and (lambda: check(torch.load(e_path, mmap=True))), 1,
-                         rounds=rounds, unit="ms")
+        me, mt = compare(
+            "load, mmap=True",
+            lambda: check(ember.load(t_path, mmap=True)),
+            torch and (lambda: check(torch.load(e_path, mmap=True))),
+            1,
+            rounds=rounds,
+            unit="ms",
+        )
         ratios["load mmap"] = mt and me / mt
         out = ember.load(t_path)
         for k, v in ember_sd.items():  # what was read is what was written

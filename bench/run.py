@@ -63,12 +63,13 @@ def compare(label, ember_fn, torch_fn, number, rounds=7, unit="us"):
         if torch_fn:
             tt.append(timeit(torch_fn, number))
     me = statistics.median(te) * scale
-    ROWS.append((_current[0], label, me, statistics.median(tt) * scale if torch_fn else None,
-                 unit))
+    ROWS.append((_current[0], label, me, statistics.median(tt) * scale if torch_fn else None, unit))
     if torch_fn:
         mt = statistics.median(tt) * scale
-        print(f"  {label:<40} ember {me:10.3f} {unit}   torch {mt:10.3f} {unit}   "
-              f"ratio {me / mt:6.2f}")
+        print(
+            f"  {label:<40} ember {me:10.3f} {unit}   torch {mt:10.3f} {unit}   "
+            f"ratio {me / mt:6.2f}"
+        )
         return me, mt
     print(f"  {label:<40} ember {me:10.3f} {unit}")
     return me, None
@@ -83,14 +84,18 @@ def matmul_peak(quick):
     a, b = ember.from_numpy(a_np), ember.from_numpy(b_np)
     flop = 2 * n**3
     number = 20 if quick else 3
-    me, mn = compare(f"matmul {n}^3 float32 (vs NumPy)", lambda: a @ b, lambda: a_np @ b_np,
-                     number, unit="ms")
-    print(f"  {'':<40} ember {flop / me / 1e6:8.1f} GFLOP/s   NumPy {flop / mn / 1e6:8.1f} "
-          f"GFLOP/s   ember/NumPy throughput {mn / me:5.2f}")
+    me, mn = compare(
+        f"matmul {n}^3 float32 (vs NumPy)", lambda: a @ b, lambda: a_np @ b_np, number, unit="ms"
+    )
+    print(
+        f"  {'':<40} ember {flop / me / 1e6:8.1f} GFLOP/s   NumPy {flop / mn / 1e6:8.1f} "
+        f"GFLOP/s   ember/NumPy throughput {mn / me:5.2f}"
+    )
     if torch is not None:
         ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
-        compare(f"matmul {n}^3 float32 (vs torch)", lambda: a @ b, lambda: ta @ tb, number,
-                unit="ms")
+        compare(
+            f"matmul {n}^3 float32 (vs torch)", lambda: a @ b, lambda: ta @ tb, number, unit="ms"
+        )
 
 
 @workload("op-overhead")
@@ -112,8 +117,7 @@ def op_overhead(quick):
         ta = torch.ones(16, requires_grad=True)
         tb = torch.ones(16, requires_grad=True)
         tfn = lambda: (ta + tb).sum().backward()  # noqa: E731
-    compare("(a + b).sum().backward() (16,)", lambda: (a + b).sum().backward(), tfn,
-            number // 10)
+    compare("(a + b).sum().backward() (16,)", lambda: (a + b).sum().backward(), tfn, number // 10)
 
 
 @workload("linear-call")
@@ -126,17 +130,23 @@ def linear_call(quick):
     if torch is not None:
         tlin = torch.nn.Linear(16, 16)
         tx = torch.randn(1, 16)
-    compare("nn.Linear(16, 16) on (1, 16), grad", lambda: lin(x),
-            tlin and (lambda: tlin(tx)), number)
+    compare(
+        "nn.Linear(16, 16) on (1, 16), grad", lambda: lin(x), tlin and (lambda: tlin(tx)), number
+    )
 
     def no_grad(mod, inp, ng):
         def run():
             with ng():
                 mod(inp)
+
         return run
 
-    compare("nn.Linear(16, 16) on (1, 16), no_grad", no_grad(lin, x, ember.no_grad),
-            tlin and no_grad(tlin, tx, torch.no_grad), number)
+    compare(
+        "nn.Linear(16, 16) on (1, 16), no_grad",
+        no_grad(lin, x, ember.no_grad),
+        tlin and no_grad(tlin, tx, torch.no_grad),
+        number,
+    )
 
 
 def _train_workload(name, builder, what):
@@ -153,8 +163,7 @@ def _train_workload(name, builder, what):
         ember_step()
         once = time.perf_counter() - t0
         number = max(1, min(200, int(0.25 / max(once, 1e-6))))
-        me, mt = compare(name, ember_step, torch_step, number, rounds=5 if quick else 7,
-                         unit="ms")
+        me, mt = compare(name, ember_step, torch_step, number, rounds=5 if quick else 7, unit="ms")
         if name == "mlp-large":
             flop = train.mlp_large_flop(quick)
             extra = f"   torch {flop / mt / 1e6:8.1f} GFLOP/s" if mt else ""
@@ -206,15 +215,19 @@ def _peak_growth_mb(build) -> float | None:
 @workload("construct")
 def construct(quick):
     width, depth = (316, 10) if quick else (3162, 10)
-    print(f"  model: {depth} x Linear({width}, {width}) = "
-          f"{depth * (width * width + width) / 1e6:.1f}M parameters")
+    print(
+        f"  model: {depth} x Linear({width}, {width}) = "
+        f"{depth * (width * width + width) / 1e6:.1f}M parameters"
+    )
 
     def builder(nn, **kw):
         return lambda: nn.Sequential(*[nn.Linear(width, width, **kw) for _ in range(depth)])
 
     tnn = torch.nn if torch is not None else None
-    for label, kw, number in (("normal (cpu)", {}, 1), ('device="meta"', {"device": "meta"},
-                                                       20 if quick else 200)):
+    for label, kw, number in (
+        ("normal (cpu)", {}, 1),
+        ('device="meta"', {"device": "meta"}, 20 if quick else 200),
+    ):
         eb = builder(ember.nn, **kw)
         tb = tnn and builder(tnn, **kw)
         compare(f"build, {label}", eb, tb, number, rounds=3 if not kw else 7, unit="ms")
@@ -225,10 +238,17 @@ def construct(quick):
             print(f"  {'':<40} peak RSS growth: ember {me:8.1f} MB{extra}")
     if not quick:  # issue 3: a 10-billion-parameter model on meta in under a second
         big_width, big_depth = 10_000, 100
-        eb = lambda: ember.nn.Sequential(*[ember.nn.Linear(big_width, big_width, device="meta")  # noqa: E731
-                                           for _ in range(big_depth)])
-        tb = tnn and (lambda: tnn.Sequential(*[tnn.Linear(big_width, big_width, device="meta")
-                                               for _ in range(big_depth)]))
+        eb = lambda: ember.nn.Sequential(
+            *[
+                ember.nn.Linear(big_width, big_width, device="meta")  # noqa: E731
+                for _ in range(big_depth)
+            ]
+        )
+        tb = tnn and (
+            lambda: tnn.Sequential(
+                *[tnn.Linear(big_width, big_width, device="meta") for _ in range(big_depth)]
+            )
+        )
         compare(f"build {big_depth} x Linear({big_width}), meta", eb, tb, 5, rounds=5, unit="ms")
         me = _peak_growth_mb(eb)
         if me is not None:

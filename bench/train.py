@@ -100,11 +100,13 @@ def _train_step(model, loss_fn, inputs, target, opt):
 def mlp_small(lib, quick):
     nn = lib.nn
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                          nn.Linear(256, 10))
+    model = nn.Sequential(
+        nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)
+    )
     x, y = _data(lib, ((32, 784), "float"), ((32,), 10))
-    return _train_step(model, nn.CrossEntropyLoss(), (x,), y,
-                       _sgd(lib, model.parameters(), 0.01, momentum=0.9))
+    return _train_step(
+        model, nn.CrossEntropyLoss(), (x,), y, _sgd(lib, model.parameters(), 0.01, momentum=0.9)
+    )
 
 
 def mlp_large(lib, quick):
@@ -130,9 +132,14 @@ def cnn(lib, quick):
     lib.manual_seed(0)
     batch = 8 if quick else 64
     model = nn.Sequential(
-        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(4096, 10),
+        nn.Conv2d(3, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(4096, 10),
     )
     x, y = _data(lib, ((batch, 3, 32, 32), "float"), ((batch,), 10))
     return _train_step(model, nn.CrossEntropyLoss(), (x,), y, _sgd(lib, model.parameters(), 0.01))
@@ -153,8 +160,9 @@ class _GPTFactory:
                 self.attn_qkv = nn.Linear(d_model, 3 * d_model)
                 self.attn_out = nn.Linear(d_model, d_model)
                 self.ln2 = nn.LayerNorm(d_model)
-                self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(),
-                                        nn.Linear(d_ff, d_model))
+                self.ff = nn.Sequential(
+                    nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model)
+                )
 
             def forward(self, x):
                 b, t, c = x.shape
@@ -243,4 +251,3 @@ TRAIN_WORKLOADS = {
     "lstm": (lstm, "nn.LSTM(64, 128), seq 32, batch 16, forward + backward"),
     "deep-stack": (deep_stack, "100 x (Linear(32, 32) + ReLU), batch 8, forward + backward"),
 }
-

@@ -126,6 +126,8 @@ def is_nonzero(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
+
+
 from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
 from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402

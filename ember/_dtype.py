@@ -57,8 +57,12 @@ all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 _FROM_NP = {d._np: d for d in all_dtypes}
 _BY_NAME = {d.name: d for d in all_dtypes}
 # PyTorch's ScalarType names, which its error messages use ("Float", "Long"...), by dtype name
-SCALAR_NAMES = dict(zip((d.name for d in all_dtypes), ("Bool", "Byte", "Char", "Short", "Int",
-                                                       "Long", "Half", "Float", "Double")))
+SCALAR_NAMES = dict(
+    zip(
+        (d.name for d in all_dtypes),
+        ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"),
+    )
+)
 
 
 def from_np(np_dtype) -> dtype:
@@ -115,6 +119,7 @@ def set_default_dtype(d: dtype) -> None:
 
 
 # ---- promotion -------------------------------------------------------------------------------
+
 
 # Category order: bool < integer < floating.
 def _category(d: dtype) -> _b.int:

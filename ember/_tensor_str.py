@@ -33,8 +33,9 @@ class _PrinterOptions:
 PRINT_OPTS = _PrinterOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
-                     profile=None, sci_mode=None) -> None:
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+) -> None:
     """Set the options of tensor printing (``torch.set_printoptions``).
 
     Args:
@@ -116,8 +117,11 @@ class _Formatter:
         # Compared in the tensor's own dtype, as PyTorch does.
         self.int_mode = bool((nz == _cpu.ceil(nz)).all())
         p = PRINT_OPTS.precision
-        self.sci_mode = (mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
-                         if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode)
+        self.sci_mode = (
+            mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+            if PRINT_OPTS.sci_mode is None
+            else PRINT_OPTS.sci_mode
+        )
         vals = nz.tolist()
         if self.sci_mode:
             w = max(len(f"{v:.{p}e}") for v in vals)
@@ -154,11 +158,14 @@ def _vector_str(a, indent: int, summarize: bool, formatter: _Formatter) -> str:
     if summarize and not e:
         data = ["..."]
     elif summarize and a.shape[0] > 2 * e:
-        data = ([formatter.format(v) for v in a[:e].tolist()] + [" ..."]
-                + [formatter.format(v) for v in a[-e:].tolist()])
+        data = (
+            [formatter.format(v) for v in a[:e].tolist()]
+            + [" ..."]
+            + [formatter.format(v) for v in a[-e:].tolist()]
+        )
     else:
         data = [formatter.format(v) for v in a.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -170,14 +177,19 @@ def _tensor_str_with_formatter(a, indent: int, summarize: bool, formatter: _Form
         return _vector_str(a, indent, summarize, formatter)
     e = PRINT_OPTS.edgeitems
     if summarize and a.shape[0] > 2 * e:
-        slices = ([_tensor_str_with_formatter(a[i], indent + 1, summarize, formatter)
-                   for i in range(e)]
-                  + ["..."]
-                  + [_tensor_str_with_formatter(a[i], indent + 1, summarize, formatter)
-                     for i in range(a.shape[0] - e, a.shape[0])])
+        slices = (
+            [_tensor_str_with_formatter(a[i], indent + 1, summarize, formatter) for i in range(e)]
+            + ["..."]
+            + [
+                _tensor_str_with_formatter(a[i], indent + 1, summarize, formatter)
+                for i in range(a.shape[0] - e, a.shape[0])
+            ]
+        )
     else:
-        slices = [_tensor_str_with_formatter(a[i], indent + 1, summarize, formatter)
-                  for i in range(a.shape[0])]
+        slices = [
+            _tensor_str_with_formatter(a[i], indent + 1, summarize, formatter)
+            for i in range(a.shape[0])
+        ]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 

@@ -69,7 +69,7 @@ class LinalgVectorNorm(Function):
         elif ord == 2:
             r = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
         else:
-            r = xp.sum(x ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+            r = xp.sum(x**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
         r = xp.asarray(r).astype(a.dtype, copy=False)
         ctx.save_for_backward(a, r)
         return r
@@ -192,8 +192,7 @@ def _backshift(A: Tensor, d0: int, d1: int) -> tuple:
     return A.permute(perm), perm
 
 
-def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
-                ) -> Tensor:
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """The matrix norm of ``A`` over the two dims ``dim``: ``'fro'``, ``'nuc'`` (sum of
     singular values), ``inf``/``-inf`` (max/min row abs-sum), 1/-1 (max/min column abs-sum),
     2/-2 (largest/smallest singular value).
@@ -279,8 +278,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
     if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.ndim == 2)):
         return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
     if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: ord must be a number for a vector norm; got "
-                           f"{ord!r}")
+        raise RuntimeError(
+            f"linalg.vector_norm: ord must be a number for a vector norm; got {ord!r}"
+        )
     return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
@@ -290,5 +290,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     from ember.ops.pointwise import _out
 
     return _out(_cross(input, other, dim), out)
+
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "svdvals", "multi_dot", "cross", "matmul"]

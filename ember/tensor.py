@@ -34,8 +34,16 @@ class Tensor:
         tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_vc", "_base", "__dict__",
-                 "__weakref__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad",
+        "_grad_fn",
+        "_vc",
+        "_base",
+        "__dict__",
+        "__weakref__",
+    )
     # Rarely set; instances override them in their __dict__ when needed.
     _output_nr = 0
     _next = None  # graph edges: a leaf is its own accumulation node and has none (engine.py)
@@ -90,7 +98,8 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
-                    f"assigned grad expected to be a Tensor or None, got {type(value).__name__}")
+                    f"assigned grad expected to be a Tensor or None, got {type(value).__name__}"
+                )
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: grad {tuple(value.shape)} for "
@@ -342,7 +351,8 @@ class Tensor:
         xp = backend.namespace(self._data)
         if xp.device_type == "meta":
             raise RuntimeError(
-                "Tensor.tolist() cannot be called on meta tensors: they hold no data")
+                "Tensor.tolist() cannot be called on meta tensors: they hold no data"
+            )
         return xp.to_numpy(self._data).tolist()
 
     def numpy(self, *, force: bool = False):
@@ -380,8 +390,11 @@ class Tensor:
         from ember._tensor_str import _rebuild_tensor
 
         xp = backend.namespace(self._data)
-        data = (xp.to_numpy(self._data) if xp.device_type != "meta"
-                else (tuple(self._data.shape), self._data.dtype.name))
+        data = (
+            xp.to_numpy(self._data)
+            if xp.device_type != "meta"
+            else (tuple(self._data.shape), self._data.dtype.name)
+        )
         return (_rebuild_tensor, (xp.device_type, data, self._requires_grad, type(self)))
 
     def __deepcopy__(self, memo):

@@ -74,10 +74,12 @@ class DynamicNet(nn.Module):
     def __init__(self, num_layers):
         super().__init__()
         self.linears = nn.ModuleList([MyLinear(4, 4) for _ in range(num_layers)])
-        self.activations = nn.ModuleDict({
-            "relu": nn.ReLU(),
-            "lrelu": nn.LeakyReLU(),
-        })
+        self.activations = nn.ModuleDict(
+            {
+                "relu": nn.ReLU(),
+                "lrelu": nn.LeakyReLU(),
+            }
+        )
         self.final = MyLinear(4, 1)
 
     def forward(self, x, act):

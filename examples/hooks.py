@@ -115,9 +115,14 @@ print("hooks left:", sum(len(layer._forward_hooks) for layer in model))
 # A forward hook that keeps activations, e.g. for visualization or feature extraction.
 activations = {}
 handle = model[1].register_forward_hook(
-    lambda module, inputs, output: activations.__setitem__("relu", output.detach()))
+    lambda module, inputs, output: activations.__setitem__("relu", output.detach())
+)
 with torch.no_grad():
     model(images)
 handle.remove()
-print("kept activation:", tuple(activations["relu"].shape),
-      "min >= 0:", bool(activations["relu"].min() >= 0))
+print(
+    "kept activation:",
+    tuple(activations["relu"].shape),
+    "min >= 0:",
+    bool(activations["relu"].min() >= 0),
+)

@@ -49,13 +49,19 @@ print(model)
 x = torch.randn(128, 16)
 target = torch.randn(128, 4)
 with torch.no_grad():
-    print("adapter starts as a no-op:",
-          torch.equal(model(x), model[2].base(torch.tanh(model[0].base(x)))))
+    print(
+        "adapter starts as a no-op:",
+        torch.equal(model(x), model[2].base(torch.tanh(model[0].base(x)))),
+    )
 
 trainable = {n: p for n, p in model.named_parameters() if p.requires_grad}
 print("trainable:", list(trainable))
-print("trainable parameters:", sum(p.numel() for p in trainable.values()),
-      "of", sum(p.numel() for p in model.parameters()))
+print(
+    "trainable parameters:",
+    sum(p.numel() for p in trainable.values()),
+    "of",
+    sum(p.numel() for p in model.parameters()),
+)
 
 optimizer = torch.optim.AdamW(trainable.values(), lr=1e-2)
 frozen = model[0].base.weight.clone()

@@ -62,8 +62,7 @@ for iteration in range(120):
         x_support, y_support = sample(k_shot)
         x_query, y_query = sample(k_shot)
         fast_params = adapt(dict(model.named_parameters()), x_support, y_support)
-        meta_loss = meta_loss + F.mse_loss(functional_call(model, fast_params, (x_query,)),
-                                           y_query)
+        meta_loss = meta_loss + F.mse_loss(functional_call(model, fast_params, (x_query,)), y_query)
     meta_loss = meta_loss / tasks_per_batch
     # The outer update: gradients flow through the inner steps into model's parameters.
     meta_loss.backward()

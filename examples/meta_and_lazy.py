@@ -31,7 +31,7 @@ for module in model.modules():
         module.reset_parameters()
 print(model[0].weight.device, model(torch.randn(3, 4)).shape)
 # Default init of Linear: uniform in [-1/sqrt(in), 1/sqrt(in)].
-print("weights within bound:", bool(model[0].weight.abs().max() <= 4 ** -0.5))
+print("weights within bound:", bool(model[0].weight.abs().max() <= 4**-0.5))
 
 # Or materialize directly from a checkpoint: load_state_dict(assign=True) keeps the loaded
 # tensors themselves instead of copying into the meta parameters.

@@ -38,7 +38,7 @@ class ScaledLinear(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        nn.init.kaiming_uniform_(self.weight, a=5 ** 0.5)
+        nn.init.kaiming_uniform_(self.weight, a=5**0.5)
         nn.init.ones_(self.scale)
 
     def forward(self, x):

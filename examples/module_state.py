@@ -69,10 +69,12 @@ class StatefulModule(nn.Module):
         self.param_list = nn.ParameterList([nn.Parameter(torch.randn(2)) for i in range(3)])
 
         # Registers a dictionary of parameters.
-        self.param_dict = nn.ParameterDict({
-            "foo": nn.Parameter(torch.randn(3)),
-            "bar": nn.Parameter(torch.randn(4)),
-        })
+        self.param_dict = nn.ParameterDict(
+            {
+                "foo": nn.Parameter(torch.randn(3)),
+                "bar": nn.Parameter(torch.randn(4)),
+            }
+        )
 
         # A persistent buffer appears in the state_dict.
         self.register_buffer("buffer1", torch.randn(4), persistent=True)

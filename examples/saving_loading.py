@@ -78,12 +78,15 @@ with torch.no_grad():
 
 # ---- A general checkpoint for inference and / or resuming training ----
 epoch = 5
-torch.save({
-    "epoch": epoch,
-    "model_state_dict": net.state_dict(),
-    "optimizer_state_dict": optimizer.state_dict(),
-    "loss": loss,
-}, PATH)
+torch.save(
+    {
+        "epoch": epoch,
+        "model_state_dict": net.state_dict(),
+        "optimizer_state_dict": optimizer.state_dict(),
+        "loss": loss,
+    },
+    PATH,
+)
 
 model = Net()
 optimizer = optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
@@ -93,19 +96,28 @@ optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
 epoch = checkpoint["epoch"]
 loss = checkpoint["loss"]
 model.train()  # resume training
-print("resumed at epoch", epoch, "| loss is a tensor:", isinstance(loss, torch.Tensor),
-      "| momentum buffers:", len(optimizer.state_dict()["state"]))
+print(
+    "resumed at epoch",
+    epoch,
+    "| loss is a tensor:",
+    isinstance(loss, torch.Tensor),
+    "| momentum buffers:",
+    len(optimizer.state_dict()["state"]),
+)
 
 # ---- Several models in one file ----
 modelA, modelB = Net(), Net()
 optimizerA = optim.SGD(modelA.parameters(), lr=0.001, momentum=0.9)
 optimizerB = optim.Adam(modelB.parameters(), lr=0.001)
-torch.save({
-    "modelA_state_dict": modelA.state_dict(),
-    "modelB_state_dict": modelB.state_dict(),
-    "optimizerA_state_dict": optimizerA.state_dict(),
-    "optimizerB_state_dict": optimizerB.state_dict(),
-}, PATH)
+torch.save(
+    {
+        "modelA_state_dict": modelA.state_dict(),
+        "modelB_state_dict": modelB.state_dict(),
+        "optimizerA_state_dict": optimizerA.state_dict(),
+        "optimizerB_state_dict": optimizerB.state_dict(),
+    },
+    PATH,
+)
 checkpoint = torch.load(PATH, weights_only=True)
 print("keys:", sorted(checkpoint))
 

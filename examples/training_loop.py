@@ -46,8 +46,10 @@ X, y = next(iter(train_dataloader))
 print(f"Shape of X [N, F]: {X.shape}, y: {y.shape} {y.dtype}")
 
 model = nn.Sequential(
-    nn.Linear(2, 64), nn.ReLU(),
-    nn.Linear(64, 64), nn.ReLU(),
+    nn.Linear(2, 64),
+    nn.ReLU(),
+    nn.Linear(64, 64),
+    nn.ReLU(),
     nn.Linear(64, 2),
 )
 
@@ -95,8 +97,10 @@ for t in range(epochs):
     if accuracy > best_accuracy:
         best_accuracy, best_state = accuracy, copy.deepcopy(model.state_dict())
     if t % 3 == 2 or t == epochs - 1:
-        print(f"epoch {t + 1:2d}  lr {lr:.5f}  train loss {train_loss:.4f}  "
-              f"test loss {test_loss:.4f}  accuracy {100 * accuracy:.1f}%")
+        print(
+            f"epoch {t + 1:2d}  lr {lr:.5f}  train loss {train_loss:.4f}  "
+            f"test loss {test_loss:.4f}  accuracy {100 * accuracy:.1f}%"
+        )
 
 model.load_state_dict(best_state)
 print(f"best test accuracy: {100 * best_accuracy:.1f}%")

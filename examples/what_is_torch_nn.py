@@ -57,8 +57,10 @@ def accuracy(out, yb):
 
 bs = 64
 xb, yb = x_train[0:bs], y_train[0:bs]
-print(f"from scratch, before: loss {loss_func(model(xb), yb).item():.3f}, "
-      f"accuracy {accuracy(model(xb), yb).item():.3f}")
+print(
+    f"from scratch, before: loss {loss_func(model(xb), yb).item():.3f}, "
+    f"accuracy {accuracy(model(xb), yb).item():.3f}"
+)
 
 lr = 0.5
 epochs = 2
@@ -78,8 +80,10 @@ for _ in range(epochs):
             weights.grad.zero_()
             bias.grad.zero_()
 
-print(f"from scratch, after:  loss {loss_func(model(xb), yb).item():.3f}, "
-      f"accuracy {accuracy(model(xb), yb).item():.3f}")
+print(
+    f"from scratch, after:  loss {loss_func(model(xb), yb).item():.3f}, "
+    f"accuracy {accuracy(model(xb), yb).item():.3f}"
+)
 
 # ---- 2. torch.nn.functional: log_softmax + nll in one call ----
 loss_func = F.cross_entropy
@@ -166,7 +170,7 @@ train_ds = TensorDataset(x_train, y_train)
 model, opt = get_model()
 for _ in range(epochs):
     for i in range((n - 1) // bs + 1):
-        xb, yb = train_ds[i * bs: i * bs + bs]
+        xb, yb = train_ds[i * bs : i * bs + bs]
         pred = model(xb)
         loss = loss_func(pred, yb)
 
@@ -218,9 +222,7 @@ def fit(epochs, model, loss_func, opt, train_dl, valid_dl):
 
         model.eval()
         with torch.no_grad():
-            losses, nums = zip(
-                *[loss_batch(model, loss_func, xb, yb) for xb, yb in valid_dl]
-            )
+            losses, nums = zip(*[loss_batch(model, loss_func, xb, yb) for xb, yb in valid_dl])
         val_loss = np.sum(np.multiply(losses, nums)) / np.sum(nums)
 
         print(f"  epoch {epoch}  validation loss {val_loss:.4f}")

@@ -98,7 +98,7 @@ def test_backward_inputs_only_accumulates_named():
 
 def test_double_backward_create_graph():
     x = ember.tensor(3.0, dtype=ember.float64, requires_grad=True)
-    y = x ** 3
+    y = x**3
     (g,) = ember.autograd.grad(y, x, create_graph=True)
     assert g.requires_grad
     (g2,) = ember.autograd.grad(g, x)
@@ -107,7 +107,7 @@ def test_double_backward_create_graph():
 
 def test_backward_create_graph_gives_differentiable_grad():
     x = ember.tensor(2.0, dtype=ember.float64, requires_grad=True)
-    (x ** 3).backward(create_graph=True)
+    (x**3).backward(create_graph=True)
     assert x.grad.requires_grad
     gg = x.grad
     x.grad = None

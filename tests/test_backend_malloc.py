@@ -10,7 +10,8 @@ import pytest
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
-    reason="the malloc tuning applies to glibc only")
+    reason="the malloc tuning applies to glibc only",
+)
 
 # A step that frees and reallocates large arrays, as a training loop does; prints the minor
 # page faults of 200 steps after a warm-up.
@@ -37,8 +38,9 @@ def _run(pad=None):
     env = {k: v for k, v in os.environ.items() if k != "EMBER_MALLOC_TOP_PAD"}
     if pad is not None:
         env["EMBER_MALLOC_TOP_PAD"] = str(pad)
-    out = subprocess.run([sys.executable, "-c", _STEPS], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _STEPS], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     return int(out[0]), int(out[1])
 
 

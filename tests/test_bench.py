@@ -14,9 +14,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def test_quick_run_covers_every_workload_and_prints_one_table():
-    out = subprocess.run([sys.executable, "-m", "bench", "--quick"], cwd=ROOT, check=True,
-                         capture_output=True, text=True, timeout=300).stdout
-    table = out[out.index("| workload | measurement |"):].splitlines()
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
+    table = out[out.index("| workload | measurement |") :].splitlines()
     assert table[1].startswith("|---")
     listed = {line.split("|")[1].strip() for line in table[2:]}
     assert listed == set(run.WORKLOADS), listed ^ set(run.WORKLOADS)

@@ -22,8 +22,9 @@ try:
     import torch.utils.data as td
 except ImportError:  # pragma: no cover - CI installs torch
     torch = td = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -76,8 +77,9 @@ def test_tensor_dataset_items_and_size_mismatch():
     assert len(eds) == len(tds) == 6
     for i in (0, 3, -1, slice(1, 4)):
         _same(eds[i], tds[i])
-    _raises_like(lambda: ed.TensorDataset(ex, ember.zeros(5)),
-                 lambda: td.TensorDataset(tx, torch.zeros(5)))
+    _raises_like(
+        lambda: ed.TensorDataset(ex, ember.zeros(5)), lambda: td.TensorDataset(tx, torch.zeros(5))
+    )
 
 
 @needs_torch
@@ -113,8 +115,9 @@ class _Squares(ed.Dataset):
 
 def test_dataset_add_subset_and_base_errors():
     both = _Squares() + _Squares()
-    assert isinstance(both, ed.ConcatDataset) and [both[i] for i in range(10)] == [
-        0, 1, 4, 9, 16] * 2
+    assert (
+        isinstance(both, ed.ConcatDataset) and [both[i] for i in range(10)] == [0, 1, 4, 9, 16] * 2
+    )
     sub = ed.Subset(_Squares(), [4, 0, 2])
     assert len(sub) == 3 and [sub[i] for i in range(3)] == [16, 0, 4]
     assert sub.__getitems__([0, 2]) == [16, 4]
@@ -134,10 +137,13 @@ def test_stack_dataset_tuple_dict_and_errors():
     a, b = list(range(4)), list("abcd")
     assert ed.StackDataset(a, b)[2] == td.StackDataset(a, b)[2] == (2, "c")
     assert ed.StackDataset(x=a, y=b)[1] == td.StackDataset(x=a, y=b)[1]
-    assert (ed.StackDataset(ed.Subset(a, [3, 2, 1, 0]), b).__getitems__([0, 1])
-            == td.StackDataset(td.Subset(a, [3, 2, 1, 0]), b).__getitems__([0, 1]))
-    assert ed.StackDataset(x=a, y=b).__getitems__([0, 3]) == [{"x": 0, "y": "a"},
-                                                               {"x": 3, "y": "d"}]
+    assert ed.StackDataset(ed.Subset(a, [3, 2, 1, 0]), b).__getitems__([0, 1]) == td.StackDataset(
+        td.Subset(a, [3, 2, 1, 0]), b
+    ).__getitems__([0, 1])
+    assert ed.StackDataset(x=a, y=b).__getitems__([0, 3]) == [
+        {"x": 0, "y": "a"},
+        {"x": 3, "y": "d"},
+    ]
     _raises_like(lambda: ed.StackDataset(a, y=b), lambda: td.StackDataset(a, y=b))
     _raises_like(lambda: ed.StackDataset(), lambda: td.StackDataset())
     _raises_like(lambda: ed.StackDataset(a, b[:3]), lambda: td.StackDataset(a, b[:3]))
@@ -170,10 +176,18 @@ def test_chain_dataset():
 
 
 @needs_torch
-@pytest.mark.parametrize("n, lengths", [
-    (10, [0.3, 0.3, 0.4]), (11, [0.5, 0.5]), (7, [0.2, 0.2, 0.2, 0.2, 0.2]), (10, [3, 7]),
-    (100, [0.333, 0.333, 0.334]), (5, [1.0]), (13, [0.1, 0.6, 0.3]),
-])
+@pytest.mark.parametrize(
+    "n, lengths",
+    [
+        (10, [0.3, 0.3, 0.4]),
+        (11, [0.5, 0.5]),
+        (7, [0.2, 0.2, 0.2, 0.2, 0.2]),
+        (10, [3, 7]),
+        (100, [0.333, 0.333, 0.334]),
+        (5, [1.0]),
+        (13, [0.1, 0.6, 0.3]),
+    ],
+)
 def test_random_split_lengths_match_torch(n, lengths):
     g = ember.Generator().manual_seed(3)
     e = ed.random_split(range(n), lengths, generator=g)
@@ -191,10 +205,13 @@ def test_random_split_warnings_and_errors():
     with pytest.warns(UserWarning) as tw:
         td.random_split(range(2), [0.5, 0.25, 0.25])
     assert [str(w.message) for w in ew] == [str(w.message) for w in tw]
-    _raises_like(lambda: ed.random_split(range(10), [3, 4]),
-                 lambda: td.random_split(range(10), [3, 4]))
-    _raises_like(lambda: ed.random_split(range(10), [1.5, -0.5]),
-                 lambda: td.random_split(range(10), [1.5, -0.5]))
+    _raises_like(
+        lambda: ed.random_split(range(10), [3, 4]), lambda: td.random_split(range(10), [3, 4])
+    )
+    _raises_like(
+        lambda: ed.random_split(range(10), [1.5, -0.5]),
+        lambda: td.random_split(range(10), [1.5, -0.5]),
+    )
 
 
 def test_random_split_default_generator_follows_manual_seed():
@@ -208,8 +225,18 @@ def test_random_split_default_generator_follows_manual_seed():
 
 # ---- samplers ----------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("n, bs, drop", [(10, 3, False), (10, 3, True), (9, 3, True), (2, 5, False),
-                                         (2, 5, True), (0, 2, False), (7, 1, True)])
+@pytest.mark.parametrize(
+    "n, bs, drop",
+    [
+        (10, 3, False),
+        (10, 3, True),
+        (9, 3, True),
+        (2, 5, False),
+        (2, 5, True),
+        (0, 2, False),
+        (7, 1, True),
+    ],
+)
 def test_batch_sampler_matches_torch(n, bs, drop):
     e = ed.BatchSampler(ed.SequentialSampler(range(n)), bs, drop)
     t = td.BatchSampler(td.SequentialSampler(range(n)), bs, drop)
@@ -218,24 +245,35 @@ def test_batch_sampler_matches_torch(n, bs, drop):
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [
-    {"batch_size": 0, "drop_last": False}, {"batch_size": -2, "drop_last": False},
-    {"batch_size": True, "drop_last": False}, {"batch_size": 2.0, "drop_last": False},
-    {"batch_size": 2, "drop_last": 1},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"batch_size": 0, "drop_last": False},
+        {"batch_size": -2, "drop_last": False},
+        {"batch_size": True, "drop_last": False},
+        {"batch_size": 2.0, "drop_last": False},
+        {"batch_size": 2, "drop_last": 1},
+    ],
+)
 def test_batch_sampler_errors_match_torch(kwargs):
-    _raises_like(lambda: ed.BatchSampler(range(4), **kwargs),
-                 lambda: td.BatchSampler(range(4), **kwargs))
+    _raises_like(
+        lambda: ed.BatchSampler(range(4), **kwargs), lambda: td.BatchSampler(range(4), **kwargs)
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("cls, kwargs", [
-    ("RandomSampler", {"replacement": 1}), ("RandomSampler", {"num_samples": 0}),
-    ("RandomSampler", {"num_samples": 2.0}),
-    ("WeightedRandomSampler", {"num_samples": 0}), ("WeightedRandomSampler", {"num_samples": True}),
-    ("WeightedRandomSampler", {"num_samples": 2, "replacement": 0}),
-    ("WeightedRandomSampler", {"num_samples": 2, "weights": [[1.0, 2.0]]}),
-])
+@pytest.mark.parametrize(
+    "cls, kwargs",
+    [
+        ("RandomSampler", {"replacement": 1}),
+        ("RandomSampler", {"num_samples": 0}),
+        ("RandomSampler", {"num_samples": 2.0}),
+        ("WeightedRandomSampler", {"num_samples": 0}),
+        ("WeightedRandomSampler", {"num_samples": True}),
+        ("WeightedRandomSampler", {"num_samples": 2, "replacement": 0}),
+        ("WeightedRandomSampler", {"num_samples": 2, "weights": [[1.0, 2.0]]}),
+    ],
+)
 def test_sampler_errors_match_torch(cls, kwargs):
     kwargs = dict(kwargs)
     if cls == "WeightedRandomSampler":
@@ -243,8 +281,9 @@ def test_sampler_errors_match_torch(cls, kwargs):
         first = kwargs.pop("weights")
     else:
         first = range(4)
-    _raises_like(lambda: getattr(ed, cls)(first, **kwargs),
-                 lambda: getattr(td, cls)(first, **kwargs))
+    _raises_like(
+        lambda: getattr(ed, cls)(first, **kwargs), lambda: getattr(td, cls)(first, **kwargs)
+    )
 
 
 def test_random_sampler_permutations_reproducibility_and_epochs():
@@ -291,8 +330,7 @@ def test_subset_and_weighted_samplers():
     assert len(w) == 4000 and set(drawn) == {1, 2}
     assert 0.70 < drawn.count(2) / 4000 < 0.80  # 3:1 odds
     assert w.weights.dtype == ember.float64
-    once = list(ed.WeightedRandomSampler([1.0, 2.0, 3.0, 4.0], 4, replacement=False,
-                                         generator=g))
+    once = list(ed.WeightedRandomSampler([1.0, 2.0, 3.0, 4.0], 4, replacement=False, generator=g))
     assert sorted(once) == [0, 1, 2, 3]
 
 
@@ -316,14 +354,18 @@ def _cases():
         "int then float": lambda m: [1, 2.5],
         "strings": lambda m: ["a", "bc"],
         "bytes": lambda m: [b"a", b"bc"],
-        "dict": lambda m: [{"x": m.tensor(a), "y": 1, "s": "p"},
-                           {"x": m.tensor(b), "y": 2, "s": "q"}],
+        "dict": lambda m: [
+            {"x": m.tensor(a), "y": 1, "s": "p"},
+            {"x": m.tensor(b), "y": 2, "s": "q"},
+        ],
         "ordered dict": lambda m: [collections.OrderedDict(k=1.0), collections.OrderedDict(k=2.0)],
         "namedtuple": lambda m: [Point(1, m.tensor(a)), Point(2, m.tensor(b))],
         "tuple": lambda m: [(m.tensor(a), 0), (m.tensor(b), 1)],
         "list": lambda m: [[1, 2.0], [3, 4.0]],
-        "nested": lambda m: [{"p": [Point(np.float64(1), (1, "a"))], "q": {"r": True}},
-                             {"p": [Point(np.float64(2), (2, "b"))], "q": {"r": False}}],
+        "nested": lambda m: [
+            {"p": [Point(np.float64(1), (1, "a"))], "q": {"r": True}},
+            {"p": [Point(np.float64(2), (2, "b"))], "q": {"r": False}},
+        ],
     }
 
 
@@ -354,15 +396,18 @@ def test_default_convert_leaves_text_arrays_and_other_objects():
 
 
 @needs_torch
-@pytest.mark.parametrize("batch", [
-    lambda m: [m.zeros(2), m.zeros(3)],
-    lambda m: [[1, 2], [1]],
-    lambda m: [object(), object()],
-    lambda m: [None, None],
-    lambda m: [np.array(["a"]), np.array(["b"])],
-    lambda m: [np.array([object()]), np.array([object()])],
-    lambda m: [{"x": m.zeros(2)}, {"x": m.zeros(1)}],
-])
+@pytest.mark.parametrize(
+    "batch",
+    [
+        lambda m: [m.zeros(2), m.zeros(3)],
+        lambda m: [[1, 2], [1]],
+        lambda m: [object(), object()],
+        lambda m: [None, None],
+        lambda m: [np.array(["a"]), np.array(["b"])],
+        lambda m: [np.array([object()]), np.array([object()])],
+        lambda m: [{"x": m.zeros(2)}, {"x": m.zeros(1)}],
+    ],
+)
 def test_default_collate_errors_match_torch(batch):
     _raises_like(lambda: ed.default_collate(batch(ember)), lambda: td.default_collate(batch(torch)))
 
@@ -383,14 +428,25 @@ def test_collate_with_a_custom_table():
 def _datasets(n=10):
     x = np.arange(n * 3, dtype=np.float64).reshape(n, 3)
     y = np.arange(n) % 4
-    return (ed.TensorDataset(ember.tensor(x), ember.tensor(y)),
-            td.TensorDataset(torch.tensor(x), torch.tensor(y)))
+    return (
+        ed.TensorDataset(ember.tensor(x), ember.tensor(y)),
+        td.TensorDataset(torch.tensor(x), torch.tensor(y)),
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("n, bs, drop", [(10, 3, False), (10, 3, True), (10, 5, False),
-                                         (10, 1, False), (4, 10, False), (4, 10, True),
-                                         (10, None, False)])
+@pytest.mark.parametrize(
+    "n, bs, drop",
+    [
+        (10, 3, False),
+        (10, 3, True),
+        (10, 5, False),
+        (10, 1, False),
+        (4, 10, False),
+        (4, 10, True),
+        (10, None, False),
+    ],
+)
 def test_sequential_batches_and_len_match_torch(n, bs, drop):
     eds, tds = _datasets(n)
     e = ed.DataLoader(eds, batch_size=bs, drop_last=drop)
@@ -407,8 +463,10 @@ def test_sequential_batches_and_len_match_torch(n, bs, drop):
 def test_samplers_and_batch_sampler_options_match_torch():
     eds, tds = _datasets(9)
     order = [8, 0, 4, 4, 2]
-    _same(list(ed.DataLoader(eds, batch_size=2, sampler=order)),
-          list(td.DataLoader(tds, batch_size=2, sampler=order)))
+    _same(
+        list(ed.DataLoader(eds, batch_size=2, sampler=order)),
+        list(td.DataLoader(tds, batch_size=2, sampler=order)),
+    )
     groups = [[1, 2], [0], [7, 8, 3]]
     e = ed.DataLoader(eds, batch_sampler=groups)
     t = td.DataLoader(tds, batch_sampler=groups)
@@ -430,8 +488,9 @@ def test_collate_fn_and_dict_samples():
         __getitem__ = EDict.__getitem__
 
     _same(list(ed.DataLoader(EDict(), batch_size=2)), list(td.DataLoader(TDict(), batch_size=2)))
-    _same(list(ed.DataLoader(EDict(), batch_size=None)),
-          list(td.DataLoader(TDict(), batch_size=None)))
+    _same(
+        list(ed.DataLoader(EDict(), batch_size=None)), list(td.DataLoader(TDict(), batch_size=None))
+    )
     assert list(ed.DataLoader(range(5), batch_size=2, collate_fn=sum)) == [1, 5, 4]
 
 
@@ -457,15 +516,17 @@ def test_shuffle_permutations_reproducible_and_epochs_differ():
     eds, _ = _datasets(40) if td is not None else (ed.TensorDataset(ember.arange(40)), None)
 
     def epochs(loader, k=2):
-        return [[int(v) for b in loader for v in b[-1 if len(b) == 2 else 0].tolist()]
-                for _ in range(k)]
+        return [
+            [int(v) for b in loader for v in b[-1 if len(b) == 2 else 0].tolist()] for _ in range(k)
+        ]
 
     ids = ed.TensorDataset(ember.arange(40))
     g = ember.Generator().manual_seed(0)
     e1, e2 = epochs(ed.DataLoader(ids, batch_size=16, shuffle=True, generator=g))
     assert sorted(e1) == sorted(e2) == list(range(40)) and e1 != e2
-    again = epochs(ed.DataLoader(ids, batch_size=16, shuffle=True,
-                                 generator=ember.Generator().manual_seed(0)))
+    again = epochs(
+        ed.DataLoader(ids, batch_size=16, shuffle=True, generator=ember.Generator().manual_seed(0))
+    )
     assert again == [e1, e2]
     ember.manual_seed(4)
     d1 = epochs(ed.DataLoader(ids, batch_size=16, shuffle=True))
@@ -487,8 +548,9 @@ def test_loader_draws_base_seed_then_shuffles(lib):
     ids = data.TensorDataset(m.arange(12))
 
     def order(**kw):
-        return [v for (b,) in data.DataLoader(ids, batch_size=5, shuffle=True, **kw)
-                for v in b.tolist()]
+        return [
+            v for (b,) in data.DataLoader(ids, batch_size=5, shuffle=True, **kw) for v in b.tolist()
+        ]
 
     def draw(g=None):
         return int(m.empty((), dtype=m.int64).random_(generator=g).item())
@@ -506,15 +568,25 @@ def test_loader_draws_base_seed_then_shuffles(lib):
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [
-    {"num_workers": -1}, {"timeout": -1.0}, {"prefetch_factor": 2},
-    {"num_workers": 1, "prefetch_factor": -1}, {"persistent_workers": True},
-    {"shuffle": True, "sampler": [0, 1]}, {"batch_sampler": [[0]], "batch_size": 2},
-    {"batch_sampler": [[0]], "shuffle": True}, {"batch_sampler": [[0]], "sampler": [0]},
-    {"batch_sampler": [[0]], "drop_last": True}, {"batch_size": None, "drop_last": True},
-    {"multiprocessing_context": "fork"}, {"num_workers": 1, "multiprocessing_context": "nope"},
-    {"num_workers": 1, "multiprocessing_context": 3},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_workers": -1},
+        {"timeout": -1.0},
+        {"prefetch_factor": 2},
+        {"num_workers": 1, "prefetch_factor": -1},
+        {"persistent_workers": True},
+        {"shuffle": True, "sampler": [0, 1]},
+        {"batch_sampler": [[0]], "batch_size": 2},
+        {"batch_sampler": [[0]], "shuffle": True},
+        {"batch_sampler": [[0]], "sampler": [0]},
+        {"batch_sampler": [[0]], "drop_last": True},
+        {"batch_size": None, "drop_last": True},
+        {"multiprocessing_context": "fork"},
+        {"num_workers": 1, "multiprocessing_context": "nope"},
+        {"num_workers": 1, "multiprocessing_context": 3},
+    ],
+)
 def test_dataloader_option_errors_match_torch(kwargs):
     eds, tds = _datasets(4)
     _raises_like(lambda: ed.DataLoader(eds, **kwargs), lambda: td.DataLoader(tds, **kwargs))
@@ -532,16 +604,17 @@ class _TCount(td.IterableDataset if td is not None else object):
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [{"shuffle": True}, {"sampler": [0]},
-                                    {"batch_sampler": [[0]]}])
+@pytest.mark.parametrize("kwargs", [{"shuffle": True}, {"sampler": [0]}, {"batch_sampler": [[0]]}])
 def test_iterable_dataset_option_errors_match_torch(kwargs):
-    _raises_like(lambda: ed.DataLoader(_Count(3), **kwargs),
-                 lambda: td.DataLoader(_TCount(3), **kwargs))
+    _raises_like(
+        lambda: ed.DataLoader(_Count(3), **kwargs), lambda: td.DataLoader(_TCount(3), **kwargs)
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("n, bs, drop", [(10, 3, False), (10, 3, True), (9, 3, False),
-                                         (10, None, False), (2, 4, True)])
+@pytest.mark.parametrize(
+    "n, bs, drop", [(10, 3, False), (10, 3, True), (9, 3, False), (10, None, False), (2, 4, True)]
+)
 def test_iterable_dataset_batches_and_len_match_torch(n, bs, drop):
     e = ed.DataLoader(_Count(n), batch_size=bs, drop_last=drop)
     t = td.DataLoader(_TCount(n), batch_size=bs, drop_last=drop)
@@ -568,8 +641,14 @@ def test_iterable_dataset_len_rules():
 def test_frozen_attributes_match_torch():
     eds, tds = _datasets(4)
     e, t = ed.DataLoader(eds), td.DataLoader(tds)
-    for attr in ("batch_size", "sampler", "batch_sampler", "drop_last", "dataset",
-                 "persistent_workers"):
+    for attr in (
+        "batch_size",
+        "sampler",
+        "batch_sampler",
+        "drop_last",
+        "dataset",
+        "persistent_workers",
+    ):
         _raises_like(lambda a=attr: setattr(e, a, None), lambda a=attr: setattr(t, a, None))
     e.num_workers = 0  # not frozen
     assert e.prefetch_factor is None and isinstance(e.sampler, ed.SequentialSampler)
@@ -654,8 +733,10 @@ class _Rows(ed.Dataset):
         return tuple(t[i] for t in self.tensors)
 
 
-@pytest.mark.parametrize("kwargs", [{"batch_size": 3}, {"batch_size": 4, "drop_last": True},
-                                    {"batch_sampler": [[4, -1, 0], [2]]}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"batch_size": 3}, {"batch_size": 4, "drop_last": True}, {"batch_sampler": [[4, -1, 0], [2]]}],
+)
 def test_tensor_dataset_gather_equals_per_sample_fetch(kwargs):
     tensors = (ember.randn(9, 2, 3), ember.arange(9), ember.tensor([True, False] * 4 + [True]))
     fast = list(ed.DataLoader(ed.TensorDataset(*tensors), **kwargs))
@@ -673,11 +754,15 @@ def test_tensor_dataset_gather_equals_per_sample_fetch(kwargs):
         list(ed.DataLoader(ed.TensorDataset(*tensors), batch_sampler=[[0, 9]]))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: [ember.randn(3, 2) for _ in range(5)],
-    lambda: [ember.tensor(float(i)) for i in range(4)],
-    lambda: [ember.arange(3)[1:], ember.arange(4)[::2]], lambda: [ember.zeros(0, 2)] * 3,
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: [ember.randn(3, 2) for _ in range(5)],
+        lambda: [ember.tensor(float(i)) for i in range(4)],
+        lambda: [ember.arange(3)[1:], ember.arange(4)[::2]],
+        lambda: [ember.zeros(0, 2)] * 3,
+    ],
+)
 def test_collate_stack_short_path_equals_stack(make):
     batch = make()
     got, ref = ed.default_collate(batch), ember.stack(batch)

@@ -20,12 +20,12 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork start meth
 
 
 def _ids(n=23):
-    return ed.TensorDataset(ember.arange(n * 2, dtype=ember.float64).reshape(n, 2),
-                            ember.arange(n))
+    return ed.TensorDataset(ember.arange(n * 2, dtype=ember.float64).reshape(n, 2), ember.arange(n))
 
 
 def _flat(batches):
     """Batches as nested Python lists, for exact comparison."""
+
     def conv(x):
         if isinstance(x, ember.Tensor):
             return (str(x.dtype), x.tolist())
@@ -34,6 +34,7 @@ def _flat(batches):
         if isinstance(x, (list, tuple)):
             return [conv(v) for v in x]
         return x
+
     return [conv(b) for b in batches]
 
 
@@ -47,29 +48,46 @@ class _Dicts(ed.Dataset):
         return 11
 
     def __getitem__(self, i):
-        return {"x": np.full(3, i, dtype=np.float32), "i": i, "tag": f"t{i}",
-                "pair": (i, float(i) / 2)}
+        return {
+            "x": np.full(3, i, dtype=np.float32),
+            "i": i,
+            "tag": f"t{i}",
+            "pair": (i, float(i) / 2),
+        }
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("kwargs", [
-    {"batch_size": 4}, {"batch_size": 4, "drop_last": True}, {"batch_size": None},
-    {"batch_size": 5, "shuffle": True}, {"batch_sampler": [[3, 1], [0], [2, 2, 2]]},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"batch_size": 4},
+        {"batch_size": 4, "drop_last": True},
+        {"batch_size": None},
+        {"batch_size": 5, "shuffle": True},
+        {"batch_sampler": [[3, 1], [0], [2, 2, 2]]},
+    ],
+)
 def test_same_batches_as_the_main_process(workers, kwargs):
     for ds in (_ids(), _Dicts()):
+
         def run(n, ds=ds):
             kw = dict(kwargs)
             if kw.get("shuffle"):
                 kw["generator"] = ember.Generator().manual_seed(21)
             return _flat(ed.DataLoader(ds, num_workers=n, **kw))
+
         assert run(workers) == run(0)
 
 
 def test_shuffled_epochs_match_the_main_process_with_a_seeded_generator():
     def epochs(n):
-        loader = ed.DataLoader(_ids(), batch_size=6, shuffle=True, num_workers=n,
-                               generator=ember.Generator().manual_seed(3))
+        loader = ed.DataLoader(
+            _ids(),
+            batch_size=6,
+            shuffle=True,
+            num_workers=n,
+            generator=ember.Generator().manual_seed(3),
+        )
         return [_flat(loader) for _ in range(2)]
 
     e0, e2 = epochs(0), epochs(2)
@@ -92,16 +110,23 @@ class _Seeds(ed.Dataset):
             frozen = False
         except AttributeError:  # torch: dataclasses.FrozenInstanceError, an AttributeError
             frozen = True
-        return {"frozen": frozen, "id": info.id, "n": info.num_workers, "seed": info.seed,
-                "same_ds": info.dataset is not None and type(info.dataset) is _Seeds,
-                "ember": ember.rand(1).item(), "py": random.random(),
-                "np": float(np.random.rand())}
+        return {
+            "frozen": frozen,
+            "id": info.id,
+            "n": info.num_workers,
+            "seed": info.seed,
+            "same_ds": info.dataset is not None and type(info.dataset) is _Seeds,
+            "ember": ember.rand(1).item(),
+            "py": random.random(),
+            "np": float(np.random.rand()),
+        }
 
 
 def test_worker_seeding_info_and_reproducibility():
     def run(seed):
-        loader = ed.DataLoader(_Seeds(), batch_size=None, num_workers=2,
-                               generator=ember.Generator().manual_seed(seed))
+        loader = ed.DataLoader(
+            _Seeds(), batch_size=None, num_workers=2, generator=ember.Generator().manual_seed(seed)
+        )
         return list(loader)
 
     a, b, c = run(5), run(5), run(6)
@@ -134,8 +159,9 @@ class _InitAware(ed.Dataset):
 
 
 def test_worker_init_fn_runs_in_each_worker():
-    out = list(ed.DataLoader(_InitAware(), batch_size=None, num_workers=2,
-                             worker_init_fn=_record_init))
+    out = list(
+        ed.DataLoader(_InitAware(), batch_size=None, num_workers=2, worker_init_fn=_record_init)
+    )
     assert out == [0, 1, 0, 1] and _InitAware.inited is None  # the main copy is untouched
 
 
@@ -158,8 +184,9 @@ def test_iterable_dataset_sharded_by_worker_info():
     assert sorted(got) == list(range(11))
     single = [b.tolist() for b in ed.DataLoader(_Stream(11), batch_size=3)]
     assert sorted(v for b in single for v in b) == list(range(11))
-    dropped = [b.tolist() for b in ed.DataLoader(_Stream(11), batch_size=3, num_workers=2,
-                                                 drop_last=True)]
+    dropped = [
+        b.tolist() for b in ed.DataLoader(_Stream(11), batch_size=3, num_workers=2, drop_last=True)
+    ]
     assert all(len(b) == 3 for b in dropped) and len(dropped) == 3  # 6 + 5 items: 2 + 1 full
 
 
@@ -248,8 +275,11 @@ class _Dies(ed.Dataset):
 
 
 def test_dead_worker_is_reported():
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
-                                           "unexpectedly"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+        "unexpectedly",
+    ):
         list(ed.DataLoader(_Dies(), batch_size=None, num_workers=1))
 
 
@@ -294,14 +324,21 @@ def test_big_batches_cross_through_shared_memory_exactly():
 
 
 def test_in_order_false_delivers_every_batch():
-    got = [b[1].tolist() for b in ed.DataLoader(_ids(), batch_size=3, num_workers=2,
-                                                in_order=False)]
+    got = [
+        b[1].tolist() for b in ed.DataLoader(_ids(), batch_size=3, num_workers=2, in_order=False)
+    ]
     assert sorted(v for b in got for v in b) == list(range(23))
 
 
 def test_persistent_workers_survive_epochs():
-    loader = ed.DataLoader(_ids(), batch_size=5, num_workers=2, persistent_workers=True,
-                           shuffle=True, generator=ember.Generator().manual_seed(1))
+    loader = ed.DataLoader(
+        _ids(),
+        batch_size=5,
+        num_workers=2,
+        persistent_workers=True,
+        shuffle=True,
+        generator=ember.Generator().manual_seed(1),
+    )
     e1 = _flat(loader)
     pids = [w.pid for w in loader._iterator._workers]
     it = iter(loader)
@@ -324,6 +361,5 @@ def test_workers_exit_at_the_end_of_an_epoch():
 
 
 def test_spawn_context():
-    loader = ed.DataLoader(_ids(9), batch_size=4, num_workers=1,
-                           multiprocessing_context="spawn")
+    loader = ed.DataLoader(_ids(9), batch_size=4, num_workers=1, multiprocessing_context="spawn")
     assert _flat(loader) == _flat(ed.DataLoader(_ids(9), batch_size=4))

@@ -21,8 +21,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 try:
     import matplotlib
 except ImportError:  # pragma: no cover - the demo extra installs it
@@ -32,10 +33,14 @@ try:
 except ImportError:  # pragma: no cover - the demo extra installs it
     tqdm = None
 
-EPOCH_LINE = re.compile(r"^epoch +(\d+)/(\d+)  loss (\d+\.\d{4})  train acc +(\d+\.\d\d)%  "
-                        r"test acc +(\d+\.\d\d)%  (\d+\.\d) s$")
-FINAL_LINE = re.compile(r"^test accuracy (\d+\.\d\d)% \((\d+)/360\) after (\d+) epochs?, "
-                        r"\d+\.\d s$")
+EPOCH_LINE = re.compile(
+    r"^epoch +(\d+)/(\d+)  loss (\d+\.\d{4})  train acc +(\d+\.\d\d)%  "
+    r"test acc +(\d+\.\d\d)%  (\d+\.\d) s$"
+)
+FINAL_LINE = re.compile(
+    r"^test accuracy (\d+\.\d\d)% \((\d+)/360\) after (\d+) epochs?, "
+    r"\d+\.\d s$"
+)
 RELOAD_LINE = "into a fresh DigitsCNN: identical logits on all 360 test digits"
 # The GEMMs here are tiny: with other processes on the cores, OpenBLAS's worker threads spin
 # and slow them several-fold (the results are the same either way).
@@ -43,8 +48,14 @@ ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _demo(*args, check=True, timeout=120):
-    return subprocess.run([sys.executable, "-m", "ember.demo", *map(str, args)],
-                          capture_output=True, text=True, check=check, timeout=timeout, env=ENV)
+    return subprocess.run(
+        [sys.executable, "-m", "ember.demo", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=timeout,
+        env=ENV,
+    )
 
 
 def _without_times(out: str) -> list[str]:
@@ -58,8 +69,9 @@ def _png_size(path) -> tuple[int, int]:
 
 
 def test_xor_tour_runs_and_learns_xor():
-    out = subprocess.run([sys.executable, "-m", "ember"], capture_output=True, text=True,
-                         check=True, timeout=120).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "ember"], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     assert "MLP(" in out and "(fc1): Linear(in_features=2, out_features=8, bias=True)" in out
     assert "predictions: [0.0, 1.0, 1.0, 0.0]" in out
     assert "python -m ember.demo" in out
@@ -139,34 +151,59 @@ def plain_runs(tmp_path_factory):
     """Short runs as without matplotlib and tqdm installed (faster, too): seed 3 twice, seed 4.
 
     None in sys.modules makes ``import matplotlib`` raise ImportError, as if not installed."""
-    code = ("import sys; sys.modules['matplotlib'] = sys.modules['tqdm'] = None; "
-            "from ember.demo import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; sys.modules['matplotlib'] = sys.modules['tqdm'] = None; "
+        "from ember.demo import main; sys.exit(main(sys.argv[1:]))"
+    )
     runs = []
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):
         out_dir = tmp_path_factory.mktemp("plain") / name
-        runs.append((subprocess.run(
-            [sys.executable, "-c", code, "--epochs", "2", "--seed", str(seed), "--out", out_dir],
-            capture_output=True, text=True, check=True, timeout=120, env=ENV).stdout, out_dir))
+        runs.append(
+            (
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        code,
+                        "--epochs",
+                        "2",
+                        "--seed",
+                        str(seed),
+                        "--out",
+                        out_dir,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    timeout=120,
+                    env=ENV,
+                ).stdout,
+                out_dir,
+            )
+        )
     return runs
 
 
 def test_without_matplotlib_and_tqdm_the_run_says_what_it_skipped(plain_runs):
     out, out_dir = plain_runs[0]
-    assert "matplotlib is not installed: skipped training_curves.png and test_predictions.png" \
-        in out
+    assert (
+        "matplotlib is not installed: skipped training_curves.png and test_predictions.png" in out
+    )
     assert sorted(p.name for p in out_dir.iterdir()) == ["digits_cnn.pt"]
     assert out.splitlines()[-1].endswith(RELOAD_LINE)
 
 
 def test_same_seed_same_numbers(plain_runs):
     (first, first_dir), (again, again_dir), (other, _) = plain_runs
-    assert _without_times(first.replace(str(first_dir), "OUT")) == \
-        _without_times(again.replace(str(again_dir), "OUT"))
+    assert _without_times(first.replace(str(first_dir), "OUT")) == _without_times(
+        again.replace(str(again_dir), "OUT")
+    )
     epochs = [line for line in _without_times(first) if line.startswith("epoch")]
     assert len(epochs) == 2
     assert epochs != [line for line in _without_times(other) if line.startswith("epoch")]
-    weights = [ember.load(d / "digits_cnn.pt")["classifier.1.weight"] for d in
-               (first_dir, again_dir)]
+    weights = [
+        ember.load(d / "digits_cnn.pt")["classifier.1.weight"] for d in (first_dir, again_dir)
+    ]
     assert weights[0].equal(weights[1])
 
 
@@ -175,8 +212,12 @@ def test_in_a_terminal_tqdm_shows_a_progress_bar(tmp_path):
     leader, follower = pty.openpty()
     # a new terminal is 0 columns wide until told otherwise: say 100x30, as a window's
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "ember.demo", "--epochs", "2", "--out",
-                             tmp_path], stdout=follower, stderr=follower, env=ENV)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ember.demo", "--epochs", "2", "--out", tmp_path],
+        stdout=follower,
+        stderr=follower,
+        env=ENV,
+    )
     os.close(follower)
     chunks = []
     while True:
@@ -217,16 +258,25 @@ def test_a_bad_flag_exits_with_status_2_and_argparses_error(tmp_path):
     assert not (tmp_path / "never").exists()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--epochs", "ten"], "error: argument --epochs: invalid _positive_int value: 'ten'"),
-    (["--epochs", "0"], "error: argument --epochs: must be at least 1, got 0"),
-    (["--seed", "1.5"], "error: argument --seed: invalid int value: '1.5'"),
-    (["--device", "gpu"], "error: argument --device: Expected one of cpu, cuda, meta"),
-    (["--device", "meta"], "error: argument --device: 'meta' tensors have shapes but no values"),
-    pytest.param(["--device", "cuda"], "error: argument --device: 'cuda' is not available here",
-                 marks=pytest.mark.skipif(ember.cuda.is_available(), reason="a GPU is here")),
-    (["--out", __file__], f"error: argument --out: {__file__!r} is a file, not a folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--epochs", "ten"], "error: argument --epochs: invalid _positive_int value: 'ten'"),
+        (["--epochs", "0"], "error: argument --epochs: must be at least 1, got 0"),
+        (["--seed", "1.5"], "error: argument --seed: invalid int value: '1.5'"),
+        (["--device", "gpu"], "error: argument --device: Expected one of cpu, cuda, meta"),
+        (
+            ["--device", "meta"],
+            "error: argument --device: 'meta' tensors have shapes but no values",
+        ),
+        pytest.param(
+            ["--device", "cuda"],
+            "error: argument --device: 'cuda' is not available here",
+            marks=pytest.mark.skipif(ember.cuda.is_available(), reason="a GPU is here"),
+        ),
+        (["--out", __file__], f"error: argument --out: {__file__!r} is a file, not a folder"),
+    ],
+)
 def test_a_bad_value_gets_argparses_error(args, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main([*args] if "--out" in args else [*args, "--out", str(tmp_path / "never")])

@@ -44,35 +44,54 @@ def _tril(*batch, n=3):
 
 # name -> (parameter arrays as kwargs, a value sampler given the batch shape)
 CASES = {
-    "Normal": (lambda: {"loc": RNG.normal(size=(4, 3)), "scale": _pos(3)},
-               lambda s: RNG.normal(size=s)),
-    "Uniform": (lambda: {"low": -_pos(4, 3), "high": _pos(3)},
-                lambda s: RNG.uniform(-0.2, 0.2, s)),
+    "Normal": (
+        lambda: {"loc": RNG.normal(size=(4, 3)), "scale": _pos(3)},
+        lambda s: RNG.normal(size=s),
+    ),
+    "Uniform": (lambda: {"low": -_pos(4, 3), "high": _pos(3)}, lambda s: RNG.uniform(-0.2, 0.2, s)),
     "Exponential": (lambda: {"rate": _pos(4, 3)}, lambda s: _pos(*s, lo=0.01)),
-    "Laplace": (lambda: {"loc": RNG.normal(size=(2, 3)), "scale": _pos(2, 3)},
-                lambda s: RNG.normal(size=s)),
-    "Gamma": (lambda: {"concentration": _pos(4, 3, lo=0.2, hi=5), "rate": _pos(3)},
-              lambda s: _pos(*s, lo=0.01)),
-    "Beta": (lambda: {"concentration1": _pos(4, 3), "concentration0": _pos(4, 3)},
-             lambda s: RNG.uniform(0.01, 0.99, s)),
+    "Laplace": (
+        lambda: {"loc": RNG.normal(size=(2, 3)), "scale": _pos(2, 3)},
+        lambda s: RNG.normal(size=s),
+    ),
+    "Gamma": (
+        lambda: {"concentration": _pos(4, 3, lo=0.2, hi=5), "rate": _pos(3)},
+        lambda s: _pos(*s, lo=0.01),
+    ),
+    "Beta": (
+        lambda: {"concentration1": _pos(4, 3), "concentration0": _pos(4, 3)},
+        lambda s: RNG.uniform(0.01, 0.99, s),
+    ),
     "Dirichlet": (lambda: {"concentration": _pos(2, 4)}, lambda s: _simplex(*s)),
-    "Bernoulli": (lambda: {"probs": RNG.uniform(0.05, 0.95, (4, 3))},
-                  lambda s: (RNG.random(s) < 0.5).astype(float)),
-    "Bernoulli_logits": (lambda: {"logits": RNG.normal(size=(4, 3))},
-                         lambda s: (RNG.random(s) < 0.5).astype(float)),
-    "Categorical": (lambda: {"probs": _simplex(2, 3, 5)},
-                    lambda s: RNG.integers(0, 5, s)),
-    "Categorical_logits": (lambda: {"logits": RNG.normal(size=(2, 3, 5))},
-                           lambda s: RNG.integers(0, 5, s)),
-    "OneHotCategorical": (lambda: {"logits": RNG.normal(size=(3, 4))},
-                          lambda s: np.eye(4)[RNG.integers(0, 4, s[:-1])]),
-    "MultivariateNormal": (lambda: {"loc": RNG.normal(size=(2, 3)), "covariance_matrix": _spd(2)},
-                           lambda s: RNG.normal(size=s)),
-    "MultivariateNormal_tril": (lambda: {"loc": RNG.normal(size=(3,)), "scale_tril": _tril(2)},
-                                lambda s: RNG.normal(size=s)),
-    "MultivariateNormal_prec": (lambda: {"loc": RNG.normal(size=(2, 3)),
-                                         "precision_matrix": _spd(2)},
-                                lambda s: RNG.normal(size=s)),
+    "Bernoulli": (
+        lambda: {"probs": RNG.uniform(0.05, 0.95, (4, 3))},
+        lambda s: (RNG.random(s) < 0.5).astype(float),
+    ),
+    "Bernoulli_logits": (
+        lambda: {"logits": RNG.normal(size=(4, 3))},
+        lambda s: (RNG.random(s) < 0.5).astype(float),
+    ),
+    "Categorical": (lambda: {"probs": _simplex(2, 3, 5)}, lambda s: RNG.integers(0, 5, s)),
+    "Categorical_logits": (
+        lambda: {"logits": RNG.normal(size=(2, 3, 5))},
+        lambda s: RNG.integers(0, 5, s),
+    ),
+    "OneHotCategorical": (
+        lambda: {"logits": RNG.normal(size=(3, 4))},
+        lambda s: np.eye(4)[RNG.integers(0, 4, s[:-1])],
+    ),
+    "MultivariateNormal": (
+        lambda: {"loc": RNG.normal(size=(2, 3)), "covariance_matrix": _spd(2)},
+        lambda s: RNG.normal(size=s),
+    ),
+    "MultivariateNormal_tril": (
+        lambda: {"loc": RNG.normal(size=(3,)), "scale_tril": _tril(2)},
+        lambda s: RNG.normal(size=s),
+    ),
+    "MultivariateNormal_prec": (
+        lambda: {"loc": RNG.normal(size=(2, 3)), "precision_matrix": _spd(2)},
+        lambda s: RNG.normal(size=s),
+    ),
 }
 
 
@@ -108,8 +127,9 @@ def _np(t):
 def _close(a, b, rtol=RTOL, atol=ATOL, what=""):
     a, b = _np(a), _np(b)
     assert a.shape == b.shape, f"{what}: shape {a.shape} != {b.shape}"
-    np.testing.assert_allclose(a.astype(float), b.astype(float), rtol=rtol, atol=atol,
-                               equal_nan=True, err_msg=what)
+    np.testing.assert_allclose(
+        a.astype(float), b.astype(float), rtol=rtol, atol=atol, equal_nan=True, err_msg=what
+    )
 
 
 def _value(name, d):
@@ -176,10 +196,14 @@ def _kl_pairs():
         "Exponential": lambda: {"rate": _pos(4, 3)},
         "Gamma": lambda: {"concentration": _pos(4, 3), "rate": _pos(4, 3)},
         "Beta": lambda: {"concentration1": _pos(4, 3), "concentration0": _pos(4, 3)},
-        "Uniform": lambda: {"low": RNG.uniform(0.05, 0.3, (4, 3)),
-                            "high": RNG.uniform(0.6, 0.95, (4, 3))},
-        "Uniform_wide": lambda: {"low": RNG.uniform(-1, 0.3, (4, 3)),
-                                 "high": RNG.uniform(0.6, 2, (4, 3))},
+        "Uniform": lambda: {
+            "low": RNG.uniform(0.05, 0.3, (4, 3)),
+            "high": RNG.uniform(0.6, 0.95, (4, 3)),
+        },
+        "Uniform_wide": lambda: {
+            "low": RNG.uniform(-1, 0.3, (4, 3)),
+            "high": RNG.uniform(0.6, 2, (4, 3)),
+        },
         "Bernoulli": lambda: {"probs": RNG.uniform(0.05, 0.95, (4, 3))},
         "Categorical": lambda: {"probs": _simplex(4, 3, 5)},
         "OneHotCategorical": lambda: {"logits": RNG.normal(size=(4, 3, 5))},
@@ -187,13 +211,29 @@ def _kl_pairs():
         "MultivariateNormal": lambda: {"loc": RNG.normal(size=(4, 3)), "scale_tril": _tril(4)},
     }
     same = [(n, n) for n in mk if n != "Uniform_wide"] + [("Uniform", "Uniform_wide")]
-    cross = [("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Normal"),
-             ("Beta", "Uniform_wide"), ("Exponential", "Gamma"), ("Exponential", "Normal"),
-             ("Gamma", "Exponential"), ("Gamma", "Normal"), ("Laplace", "Normal"),
-             ("Normal", "Laplace"), ("Uniform", "Beta"), ("Uniform", "Exponential"),
-             ("Uniform", "Gamma"), ("Uniform", "Normal"), ("Normal", "Gamma"),
-             ("Exponential", "Uniform"), ("Laplace", "Beta"), ("Gamma", "Uniform"),
-             ("Uniform_wide", "Beta"), ("Uniform_wide", "Gamma"), ("Uniform_wide", "Uniform")]
+    cross = [
+        ("Beta", "Exponential"),
+        ("Beta", "Gamma"),
+        ("Beta", "Normal"),
+        ("Beta", "Uniform_wide"),
+        ("Exponential", "Gamma"),
+        ("Exponential", "Normal"),
+        ("Gamma", "Exponential"),
+        ("Gamma", "Normal"),
+        ("Laplace", "Normal"),
+        ("Normal", "Laplace"),
+        ("Uniform", "Beta"),
+        ("Uniform", "Exponential"),
+        ("Uniform", "Gamma"),
+        ("Uniform", "Normal"),
+        ("Normal", "Gamma"),
+        ("Exponential", "Uniform"),
+        ("Laplace", "Beta"),
+        ("Gamma", "Uniform"),
+        ("Uniform_wide", "Beta"),
+        ("Uniform_wide", "Gamma"),
+        ("Uniform_wide", "Uniform"),
+    ]
     return mk, same + cross
 
 
@@ -228,30 +268,45 @@ def test_kl_independent_broadcast_and_errors():
     v = RNG.normal(size=(2, 4, 3))
     _close(ep.log_prob(ember.tensor(v)), tp.log_prob(torch.tensor(v)))
     # unregistered pairs: torch's NotImplementedError and message
-    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p "
-                                                  "type Categorical and q type Normal"):
+    with pytest.raises(
+        NotImplementedError,
+        match="No KL\\(p \\|\\| q\\) is implemented for p type Categorical and q type Normal",
+    ):
         ED.kl_divergence(ED.Categorical(logits=ember.zeros(3)), ED.Normal(0.0, 1.0))
     with pytest.raises(NotImplementedError, match="cross KL-divergence"):
         ED.kl_divergence(ED.Bernoulli(0.3), ED.Exponential(1.0))
     # the Bregman fallback for a registered ExponentialFamily type pair matches the closed form
     p, q = ED.Exponential(ember.tensor([0.5, 2.0])), ED.Exponential(ember.tensor([1.5, 1.0]))
     from ember.distributions.kl import _kl_expfamily_expfamily
+
     _close(_kl_expfamily_expfamily(p, q), ED.kl_divergence(p, q), rtol=1e-6)
 
 
 @needs_torch
 def test_exponential_family_entropy_matches_closed_form():
     from ember.distributions.exp_family import ExponentialFamily
-    for d in (ED.Normal(ember.tensor([0.0, 1.0]), ember.tensor([0.5, 2.0])),
-              ED.Gamma(ember.tensor([0.5, 3.0]), ember.tensor([1.0, 2.0])),
-              ED.Exponential(ember.tensor([0.3, 4.0]))):
+
+    for d in (
+        ED.Normal(ember.tensor([0.0, 1.0]), ember.tensor([0.5, 2.0])),
+        ED.Gamma(ember.tensor([0.5, 3.0]), ember.tensor([1.0, 2.0])),
+        ED.Exponential(ember.tensor([0.3, 4.0])),
+    ):
         _close(ExponentialFamily.entropy(d), d.entropy(), rtol=1e-5, atol=1e-6)
 
 
 # ---- reparameterized samples -----------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("name", ["Normal", "Laplace", "Uniform", "Exponential",
-                                  "MultivariateNormal", "MultivariateNormal_prec"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Normal",
+        "Laplace",
+        "Uniform",
+        "Exponential",
+        "MultivariateNormal",
+        "MultivariateNormal_prec",
+    ],
+)
 def test_rsample_gradients_at_the_same_noise(name):
     # draw with ember, recover the noise, and rebuild the same sample in torch from it
     params = CASES[name][0]()
@@ -299,11 +354,14 @@ def test_gamma_rsample_gradient_is_torch_implicit_gradient_at_the_same_sample():
     _close(gr, -_np(x) / _np(rate), rtol=1e-12)  # x = z / rate
 
 
-@pytest.mark.parametrize("make,mean_grad", [
-    # d E[x] / d params, estimated through rsample, against the analytic gradient of the mean
-    (lambda c, r: ED.Gamma(c, r), lambda c, r: (1 / r, -c / r**2)),
-    (lambda c, r: ED.Beta(c, r), lambda c, r: (r / (c + r) ** 2, -c / (c + r) ** 2)),
-])
+@pytest.mark.parametrize(
+    "make,mean_grad",
+    [
+        # d E[x] / d params, estimated through rsample, against the analytic gradient of the mean
+        (lambda c, r: ED.Gamma(c, r), lambda c, r: (1 / r, -c / r**2)),
+        (lambda c, r: ED.Beta(c, r), lambda c, r: (r / (c + r) ** 2, -c / (c + r) ** 2)),
+    ],
+)
 def test_implicit_rsample_gradients_are_unbiased(make, mean_grad):
     c0, r0 = np.array([0.4, 2.0, 7.0]), np.array([1.5, 0.5, 3.0])
     c = ember.tensor(c0, requires_grad=True)
@@ -337,8 +395,12 @@ STATS = [
     ("Bernoulli", lambda: ED.Bernoulli(logits=ember.tensor([-1.0, 2.0]))),
     ("Dirichlet", lambda: ED.Dirichlet(ember.tensor([[0.5, 1.0, 3.0]]))),
     ("OneHotCategorical", lambda: ED.OneHotCategorical(probs=ember.tensor([0.2, 0.3, 0.5]))),
-    ("MultivariateNormal", lambda: ED.MultivariateNormal(
-        ember.tensor([1.0, -1.0]), covariance_matrix=ember.tensor([[2.0, 0.6], [0.6, 1.0]]))),
+    (
+        "MultivariateNormal",
+        lambda: ED.MultivariateNormal(
+            ember.tensor([1.0, -1.0]), covariance_matrix=ember.tensor([[2.0, 0.6], [0.6, 1.0]])
+        ),
+    ),
 ]
 
 
@@ -375,8 +437,12 @@ def test_categorical_sample_frequencies_and_shapes():
 
 
 def test_sampling_respects_manual_seed():
-    for make in (lambda: ED.Normal(ember.zeros(3), 1.0), lambda: ED.Gamma(ember.ones(3), 2.0),
-                 lambda: ED.Categorical(logits=ember.zeros(4)), lambda: ED.Beta(0.5, 0.5)):
+    for make in (
+        lambda: ED.Normal(ember.zeros(3), 1.0),
+        lambda: ED.Gamma(ember.ones(3), 2.0),
+        lambda: ED.Categorical(logits=ember.zeros(4)),
+        lambda: ED.Beta(0.5, 0.5),
+    ):
         ember.manual_seed(42)
         a = make().sample((4,))
         ember.manual_seed(42)
@@ -403,9 +469,11 @@ def test_expand_matches_torch(name):
 
 @needs_torch
 def test_shapes_scalars_and_enumerate_support_match_torch():
-    for e, t in ((ED.Normal(0.0, 1.0), TD.Normal(0.0, 1.0)),
-                 (ED.Beta(2.0, 3.0), TD.Beta(2.0, 3.0)),
-                 (ED.Bernoulli(0.3), TD.Bernoulli(0.3))):
+    for e, t in (
+        (ED.Normal(0.0, 1.0), TD.Normal(0.0, 1.0)),
+        (ED.Beta(2.0, 3.0), TD.Beta(2.0, 3.0)),
+        (ED.Bernoulli(0.3), TD.Bernoulli(0.3)),
+    ):
         assert tuple(e.batch_shape) == tuple(t.batch_shape) == ()
         assert e.mean.dtype == ember.float32 and tuple(e.sample((3,)).shape) == (3,)
         _close(e.entropy(), t.entropy(), rtol=1e-5)
@@ -427,20 +495,36 @@ def test_shapes_scalars_and_enumerate_support_match_torch():
     assert ED.Normal.has_rsample and not ED.Categorical.has_rsample
     assert ED.Uniform(0.0, 1.0).support.lower_bound == 0.0
     assert repr(ED.constraints.positive) == "GreaterThan(lower_bound=0.0)"
-    for c in ("real", "simplex", "unit_interval", "real_vector", "lower_cholesky", "boolean",
-              "nonnegative_integer", "positive_definite"):
+    for c in (
+        "real",
+        "simplex",
+        "unit_interval",
+        "real_vector",
+        "lower_cholesky",
+        "boolean",
+        "nonnegative_integer",
+        "positive_definite",
+    ):
         assert repr(getattr(ED.constraints, c)) == repr(getattr(TD.constraints, c))
     want = repr(TD.Independent(TD.Bernoulli(torch.full((2, 3), 0.5)), 1))
     assert repr(ei) == want.replace("torch.Size", "ember.Size")
     # the lazy parameters: probs from logits and back
-    _close(ED.Categorical(logits=ember.tensor([1.0, 2.0])).probs,
-           TD.Categorical(logits=torch.tensor([1.0, 2.0])).probs, rtol=1e-6)
-    _close(ED.Bernoulli(probs=ember.tensor([0.3])).logits,
-           TD.Bernoulli(probs=torch.tensor([0.3])).logits, rtol=1e-6)
-    em = ED.MultivariateNormal(ember.zeros(3, dtype=ember.float64),
-                               scale_tril=ember.tensor(_tril(n=3)))
-    tm = TD.MultivariateNormal(torch.zeros(3, dtype=torch.float64),
-                               scale_tril=torch.tensor(_np(em.scale_tril)))
+    _close(
+        ED.Categorical(logits=ember.tensor([1.0, 2.0])).probs,
+        TD.Categorical(logits=torch.tensor([1.0, 2.0])).probs,
+        rtol=1e-6,
+    )
+    _close(
+        ED.Bernoulli(probs=ember.tensor([0.3])).logits,
+        TD.Bernoulli(probs=torch.tensor([0.3])).logits,
+        rtol=1e-6,
+    )
+    em = ED.MultivariateNormal(
+        ember.zeros(3, dtype=ember.float64), scale_tril=ember.tensor(_tril(n=3))
+    )
+    tm = TD.MultivariateNormal(
+        torch.zeros(3, dtype=torch.float64), scale_tril=torch.tensor(_np(em.scale_tril))
+    )
     _close(em.precision_matrix, tm.precision_matrix)
     _close(em.covariance_matrix, tm.covariance_matrix)
 
@@ -466,23 +550,36 @@ ERRORS = [
     ("Beta bad", lambda L, D: D.Beta(L.tensor([1.0]), L.tensor([-1.0]))),
     ("Dirichlet 0-d", lambda L, D: D.Dirichlet(L.tensor(1.0))),
     ("Exponential bad", lambda L, D: D.Exponential(L.tensor([-2.0]))),
-    ("MVN two", lambda L, D: D.MultivariateNormal(L.zeros(2), covariance_matrix=L.eye(2),
-                                                  scale_tril=L.eye(2))),
-    ("MVN not pd", lambda L, D: D.MultivariateNormal(
-        L.zeros(2), covariance_matrix=L.tensor([[1.0, 2.0], [2.0, 1.0]]))),
-    ("MVN tril", lambda L, D: D.MultivariateNormal(L.zeros(2),
-                                                   scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]]))),
+    (
+        "MVN two",
+        lambda L, D: D.MultivariateNormal(
+            L.zeros(2), covariance_matrix=L.eye(2), scale_tril=L.eye(2)
+        ),
+    ),
+    (
+        "MVN not pd",
+        lambda L, D: D.MultivariateNormal(
+            L.zeros(2), covariance_matrix=L.tensor([[1.0, 2.0], [2.0, 1.0]])
+        ),
+    ),
+    (
+        "MVN tril",
+        lambda L, D: D.MultivariateNormal(
+            L.zeros(2), scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]])
+        ),
+    ),
     ("MVN loc 0-d", lambda L, D: D.MultivariateNormal(L.tensor(0.0), scale_tril=L.eye(2))),
     ("Independent ndims", lambda L, D: D.Independent(D.Normal(L.zeros(2), 1.0), 2)),
-    ("log_prob outside support", lambda L, D: D.Exponential(L.tensor([1.0])).log_prob(
-        L.tensor([-1.0]))),
+    (
+        "log_prob outside support",
+        lambda L, D: D.Exponential(L.tensor([1.0])).log_prob(L.tensor([-1.0])),
+    ),
     ("log_prob shape", lambda L, D: D.Normal(L.zeros(3), 1.0).log_prob(L.zeros(2))),
     ("log_prob event shape", lambda L, D: D.Dirichlet(L.ones(3)).log_prob(L.ones(2) / 2)),
     ("log_prob not tensor", lambda L, D: D.Normal(L.zeros(3), 1.0).log_prob([0.0, 0.0, 0.0])),
     ("Categorical value", lambda L, D: D.Categorical(logits=L.zeros(3)).log_prob(L.tensor(3))),
     ("Bernoulli value", lambda L, D: D.Bernoulli(L.tensor([0.5])).log_prob(L.tensor([0.5]))),
-    ("Beta value", lambda L, D: D.Beta(L.tensor([1.0]), L.tensor([1.0])).log_prob(
-        L.tensor([1.5]))),
+    ("Beta value", lambda L, D: D.Beta(L.tensor([1.0]), L.tensor([1.0])).log_prob(L.tensor([1.5]))),
     ("no icdf", lambda L, D: D.Beta(L.tensor([1.0]), L.tensor([1.0])).icdf(L.tensor([0.5]))),
     ("set_default", lambda L, D: D.Distribution.set_default_validate_args(3)),
 ]

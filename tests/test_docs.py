@@ -24,12 +24,14 @@ try:
 except ImportError:  # the torch-dependent checks skip
     torch = None
 
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is not installed (pip install torch==2.13.0)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is not installed (pip install torch==2.13.0)"
+)
 needs_mkdocs = pytest.mark.skipif(
     importlib.util.find_spec("mkdocs") is None
     or importlib.util.find_spec("mkdocstrings_handlers") is None,
-    reason="mkdocs and mkdocstrings[python] are not installed (pip install -e '.[docs]')")
+    reason="mkdocs and mkdocstrings[python] are not installed (pip install -e '.[docs]')",
+)
 
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 # A block that imports PyTorch itself (not `import ember as torch`) needs torch installed.
@@ -41,8 +43,9 @@ def _blocks(page: pathlib.Path) -> list[str]:
 
 
 def _coverage_script():
-    spec = importlib.util.spec_from_file_location("api_coverage",
-                                                  ROOT / "tools" / "api_coverage.py")
+    spec = importlib.util.spec_from_file_location(
+        "api_coverage", ROOT / "tools" / "api_coverage.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -51,9 +54,23 @@ def _coverage_script():
 @needs_mkdocs
 def test_mkdocs_build_strict(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-         "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     site = tmp_path / "site"
     for page in ("index.html", "coverage/index.html", "api/nn/index.html"):
@@ -71,10 +88,13 @@ def test_coverage_page_is_up_to_date():
     made_with = re.search(r"compared with torch (\S+)\.", page)
     assert made_with, "docs/coverage.md does not record the torch version it was made with"
     if made_with.group(1) != torch.__version__:
-        pytest.skip(f"docs/coverage.md was made with torch {made_with.group(1)}, "
-                    f"torch {torch.__version__} is installed")
+        pytest.skip(
+            f"docs/coverage.md was made with torch {made_with.group(1)}, "
+            f"torch {torch.__version__} is installed"
+        )
     assert _coverage_script().render() == page, (
-        "docs/coverage.md is out of date: run python tools/api_coverage.py")
+        "docs/coverage.md is out of date: run python tools/api_coverage.py"
+    )
 
 
 @needs_torch
@@ -82,8 +102,15 @@ def test_coverage_rule_drops_imports_and_keeps_the_api():
     public = _coverage_script().public_names
     functional = public("torch.nn.functional")
     assert {"relu", "conv2d", "cross_entropy", "scaled_dot_product_attention"} <= functional
-    assert not functional & {"Tensor", "Optional", "Callable", "handle_torch_function",
-                             "has_torch_function", "BroadcastingList2", "TYPE_CHECKING"}
+    assert not functional & {
+        "Tensor",
+        "Optional",
+        "Callable",
+        "handle_torch_function",
+        "has_torch_function",
+        "BroadcastingList2",
+        "TYPE_CHECKING",
+    }
     schedulers = public("torch.optim.lr_scheduler")
     assert "StepLR" in schedulers and not schedulers & {"Optimizer", "partial", "Counter"}
     assert "functional" not in public("torch.nn")  # a submodule, a namespace of its own
@@ -97,8 +124,9 @@ def test_every_page_is_in_the_nav():
     assert on_disk == listed
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p)],
-                         ids=lambda p: str(p.relative_to(DOCS)))
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if _blocks(p)], ids=lambda p: str(p.relative_to(DOCS))
+)
 def test_code_blocks_run(page, tmp_path, monkeypatch):
     # The page's blocks run in order in one namespace, a module of its own (so classes they
     # define pickle by name), in a scratch folder (they write checkpoints).

@@ -15,8 +15,11 @@ import pytest
 import ember
 import ember.nn.functional as F
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(ember.__path__, "ember.")
-                 if not m.name.startswith("ember.backend"))
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(ember.__path__, "ember.")
+    if not m.name.startswith("ember.backend")
+)
 
 
 @pytest.fixture(autouse=True)
@@ -32,9 +35,12 @@ def _default_state():
 def test_docstring_examples(name):
     importlib.import_module(name)
     module = sys.modules[name]  # the module, even where a function shares its name
-    result = doctest.testmod(module, extraglobs={"ember": ember, "math": math, "F": F},
-                             optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
-                             report=False)
+    result = doctest.testmod(
+        module,
+        extraglobs={"ember": ember, "math": math, "F": F},
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+        report=False,
+    )
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples fail in {name}"
 
 

@@ -12,8 +12,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 # (name, call on a module m (ember or torch), whether the message is torch's word for word)
 CASES = [
@@ -56,12 +57,17 @@ CASES = [
     ("setitem", lambda m: m.ones(3, 4).__setitem__(slice(None), m.ones(5)), False),
     ("copy_", lambda m: m.ones(3, 4).copy_(m.ones(5)), False),
     ("add, float alpha on integers", lambda m: m.add(m.ones(2, dtype=m.long), 2, alpha=0.5), True),
-    ("sub, float alpha on integers",
-     lambda m: m.sub(m.ones(2, dtype=m.long), m.ones(2, dtype=m.long), alpha=0.5), True),
-    ("add_, float alpha on integers",
-     lambda m: m.ones(2, dtype=m.long).add_(m.ones(2, dtype=m.long), alpha=0.5), True),
-    ("addcdiv on integers",
-     lambda m: m.addcdiv(*(m.ones(2, dtype=m.long),) * 3), True),
+    (
+        "sub, float alpha on integers",
+        lambda m: m.sub(m.ones(2, dtype=m.long), m.ones(2, dtype=m.long), alpha=0.5),
+        True,
+    ),
+    (
+        "add_, float alpha on integers",
+        lambda m: m.ones(2, dtype=m.long).add_(m.ones(2, dtype=m.long), alpha=0.5),
+        True,
+    ),
+    ("addcdiv on integers", lambda m: m.addcdiv(*(m.ones(2, dtype=m.long),) * 3), True),
 ]
 
 
@@ -81,8 +87,11 @@ def test_error_type_and_text_match_torch(name, fn, same_text):
 
 
 def test_broadcast_failure_is_a_runtime_error_naming_the_sizes():
-    with pytest.raises(RuntimeError, match=r"tensor a \(3\) must match the size of tensor b "
-                                           r"\(4\) at non-singleton dimension 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"tensor a \(3\) must match the size of tensor b "
+        r"\(4\) at non-singleton dimension 0",
+    ):
         ember.ones(3) + ember.ones(4)
     # ``except RuntimeError`` in user code catches it; nothing NumPy leaks through
     try:
@@ -106,17 +115,25 @@ LAYER_CASES = [
     ("LayerNorm shape", lambda m: m.nn.LayerNorm(5)(m.ones(2, 4))),
     ("GroupNorm groups", lambda m: m.nn.GroupNorm(2, 4)(m.ones(2, 3, 5))),
     ("MaxPool2d rank", lambda m: m.nn.MaxPool2d(2)(m.ones(4))),
-    ("CrossEntropyLoss target range", lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3),
-                                                                       m.tensor([0, 3]))),
-    ("CrossEntropyLoss target dtype", lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3),
-                                                                       m.tensor([0.0, 1.0]))),
-    ("MultiheadAttention embed dim", lambda m: m.nn.MultiheadAttention(8, 2)(
-        m.ones(3, 2, 6), m.ones(3, 2, 6), m.ones(3, 2, 6))),
+    (
+        "CrossEntropyLoss target range",
+        lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3), m.tensor([0, 3])),
+    ),
+    (
+        "CrossEntropyLoss target dtype",
+        lambda m: m.nn.CrossEntropyLoss()(m.ones(2, 3), m.tensor([0.0, 1.0])),
+    ),
+    (
+        "MultiheadAttention embed dim",
+        lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(3, 2, 6), m.ones(3, 2, 6), m.ones(3, 2, 6)),
+    ),
     ("Linear dtype", lambda m: m.nn.Linear(3, 2)(m.ones(2, 3, dtype=m.float64))),
     ("ReflectionPad2d too wide", lambda m: m.nn.ReflectionPad2d(5)(m.ones(1, 1, 3, 3))),
     ("Upsample rank", lambda m: m.nn.Upsample(scale_factor=2, mode="bilinear")(m.ones(1, 4))),
-    ("nll_loss integer input", lambda m: m.nn.functional.nll_loss(m.ones(2, 3, dtype=m.int64),
-                                                                  m.tensor([0, 1]))),
+    (
+        "nll_loss integer input",
+        lambda m: m.nn.functional.nll_loss(m.ones(2, 3, dtype=m.int64), m.tensor([0, 1])),
+    ),
 ]
 
 

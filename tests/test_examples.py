@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 HAS_TORCH = importlib.util.find_spec("torch") is not None
-needs_torch = pytest.mark.skipif(not HAS_TORCH,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    not HAS_TORCH, reason="torch is the reference for this test (pip install torch)"
+)
 TIMEOUT = 60  # seconds per script; each takes a few (more while other processes share the CPU)
 
 # Floating-point literals (with sign): random draws differ between ember and torch (different
@@ -60,8 +61,13 @@ EXPECTED_WARNINGS = {
 }
 
 # One thread each and no sharing of cores between BLAS threads: the scripts run side by side.
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-       "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+ENV = {
+    **os.environ,
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+}
 
 _IMPORT_LINE = re.compile(r"^(import|from) ember(?=[\s.])", re.MULTILINE)
 
@@ -97,15 +103,27 @@ sys.stdout.write(json.dumps(results))
 
 def _run_ember(name: str) -> subprocess.CompletedProcess:
     # -W default: show every warning once, DeprecationWarnings raised inside ember included.
-    return subprocess.run([sys.executable, "-W", "default", f"examples/{name}"], cwd=ROOT,
-                          env=ENV, capture_output=True, text=True, timeout=TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-W", "default", f"examples/{name}"],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
 
 
 def _run_torch(names: list[str]) -> dict:
     sources = {n: as_torch((EXAMPLES / n).read_text()) for n in names}
-    proc = subprocess.run([sys.executable, "-c", _TORCH_DRIVER], cwd=ROOT, env=ENV,
-                          input=json.dumps(sources), capture_output=True, text=True,
-                          timeout=TIMEOUT * 2)
+    proc = subprocess.run(
+        [sys.executable, "-c", _TORCH_DRIVER],
+        cwd=ROOT,
+        env=ENV,
+        input=json.dumps(sources),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT * 2,
+    )
     if proc.returncode != 0:
         return {n: {"ok": False, "stdout": "", "error": proc.stderr} for n in names}
     return json.loads(proc.stdout)
@@ -207,11 +225,17 @@ def test_masks_are_not_vacuous():
     assert normalize(a, EXACT, from_ember=True) != normalize(b, EXACT)
     assert normalize(a.replace("epoch 3", "epoch 4"), FLOATS, True) != normalize(b, FLOATS)
     assert normalize(a.replace("Size([2])", "Size([3])"), FLOATS, True) != normalize(b, FLOATS)
-    assert as_torch("import ember as torch\nfrom ember import nn\nimport ember.nn.functional "
-                    "as F\nx = 'ember'\n") == ("import torch as torch\nfrom torch import nn\n"
-                                               "import torch.nn.functional as F\nx = 'ember'\n")
-    stderr = ("/x/examples/u.py:20: RegistrationWarning: M.layers is a plain list\n"
-              "  self.layers = []\n/x/y.py:3: UserWarning: other\n  f()\n")
+    assert as_torch(
+        "import ember as torch\nfrom ember import nn\nimport ember.nn.functional "
+        "as F\nx = 'ember'\n"
+    ) == (
+        "import torch as torch\nfrom torch import nn\n"
+        "import torch.nn.functional as F\nx = 'ember'\n"
+    )
+    stderr = (
+        "/x/examples/u.py:20: RegistrationWarning: M.layers is a plain list\n"
+        "  self.layers = []\n/x/y.py:3: UserWarning: other\n  f()\n"
+    )
     rest, n = strip_expected_warnings("unregistered_parameters.py", stderr)
     assert n == 1 and rest == "/x/y.py:3: UserWarning: other\n  f()\n"
 
@@ -235,8 +259,10 @@ def test_skip_init():
         def __init__(self, n):
             super().__init__()
 
-    for bad, message in ((int, "Expected a Module; got <class 'int'>"),
-                         (NoDevice, "Module must support a 'device' arg to skip initialization")):
+    for bad, message in (
+        (int, "Expected a Module; got <class 'int'>"),
+        (NoDevice, "Module must support a 'device' arg to skip initialization"),
+    ):
         with pytest.raises(RuntimeError) as err:
             ember.nn.utils.skip_init(bad, 1)
         assert str(err.value) == message

@@ -17,8 +17,9 @@ try:
     import torch.nn.utils.stateless
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 F64 = "float64"
 
@@ -88,8 +89,12 @@ def randn(*shape, seed=0):
 def fill(module, seed=0):
     """Deterministic float64 weights for every floating-point entry of the state dict."""
     rng = np.random.default_rng(seed)
-    state = {k: rng.standard_normal(tuple(v.shape)) * 0.5 if v.is_floating_point()
-             else v.detach().numpy() for k, v in module.state_dict().items()}
+    state = {
+        k: rng.standard_normal(tuple(v.shape)) * 0.5
+        if v.is_floating_point()
+        else v.detach().numpy()
+        for k, v in module.state_dict().items()
+    }
     module.load_state_dict({k: ember.from_numpy(a) for k, a in state.items()})
     return state
 
@@ -98,10 +103,16 @@ def snapshot(module):
     """Identity of everything a functional call could touch, and the values of all tensors."""
     out = []
     for name, mod in module.named_modules(remove_duplicate=False):
-        out.append((name, id(mod), [(k, id(v)) for k, v in mod.__dict__.items()],
-                    [(k, id(v)) for k, v in mod._parameters.items()],
-                    [(k, id(v)) for k, v in mod._buffers.items()],
-                    [(k, id(v)) for k, v in mod._modules.items()]))
+        out.append(
+            (
+                name,
+                id(mod),
+                [(k, id(v)) for k, v in mod.__dict__.items()],
+                [(k, id(v)) for k, v in mod._parameters.items()],
+                [(k, id(v)) for k, v in mod._buffers.items()],
+                [(k, id(v)) for k, v in mod._modules.items()],
+            )
+        )
     values = {k: v.detach().numpy().copy() for k, v in module.state_dict().items()}
     return out, values
 
@@ -115,8 +126,7 @@ def assert_unchanged(module, before):
 
 
 def new_values(module, seed=1):
-    return {k: randn(*v.shape, seed=seed + i) for i, (k, v) in
-            enumerate(module.named_parameters())}
+    return {k: randn(*v.shape, seed=seed + i) for i, (k, v) in enumerate(module.named_parameters())}
 
 
 # ---- behaviour ---------------------------------------------------------------------------------
@@ -382,10 +392,12 @@ def test_tied_weights_one_name_given_ties_both():
     for key in ("foo", "foo_tied"):
         np.testing.assert_array_equal(functional_call(m, {key: z}, x).detach().numpy(), [0.0, 0.0])
         np.testing.assert_array_equal(
-            functional_call(m, {key: z}, x, tie_weights=False).detach().numpy(), [1.0, 1.0])
+            functional_call(m, {key: z}, x, tie_weights=False).detach().numpy(), [1.0, 1.0]
+        )
     # the same tensor for both names is fine
     np.testing.assert_array_equal(
-        functional_call(m, {"foo": z, "foo_tied": z}, x).detach().numpy(), [0.0, 0.0])
+        functional_call(m, {"foo": z, "foo_tied": z}, x).detach().numpy(), [0.0, 0.0]
+    )
     assert m.foo is m.foo_tied and isinstance(m.foo, ember.nn.Parameter)
 
 
@@ -401,8 +413,11 @@ def test_tied_weights_different_values_raise():
     m = E_Tied()
     before = snapshot(m)
     a, b = ember.zeros(2, dtype=ember.float64), ember.zeros(2, dtype=ember.float64)
-    with pytest.raises(ValueError, match=r"multiple values for keys \['foo', 'foo_tied'\], "
-                                         r"which are tied. Consider using tie_weights=False"):
+    with pytest.raises(
+        ValueError,
+        match=r"multiple values for keys \['foo', 'foo_tied'\], "
+        r"which are tied. Consider using tie_weights=False",
+    ):
         functional_call(m, {"foo": a, "foo_tied": b}, a)
     assert_unchanged(m, before)
     out = functional_call(m, {"foo": a, "foo_tied": b + 5}, a, tie_weights=False)
@@ -458,13 +473,15 @@ def test_strict_errors_name_the_keys():
     extra = dict(p, zz=ember.zeros(1), **{"l1.extra": ember.zeros(1)})
     with pytest.raises(RuntimeError) as e:
         functional_call(m, extra, x, strict=True)
-    assert str(e.value) == ("Error(s) in reparametrizing for MLP:\n"
-                            "\tUnexpected key(s): 'l1.extra', 'zz'.")
+    assert str(e.value) == (
+        "Error(s) in reparametrizing for MLP:\n\tUnexpected key(s): 'l1.extra', 'zz'."
+    )
     with pytest.raises(RuntimeError) as e:
         functional_call(m, {"zz": ember.zeros(1)}, x, strict=True)
     assert str(e.value) == (
         "Error(s) in reparametrizing for MLP:\n\tUnexpected key(s): 'zz'.\n"
-        "\tMissing key(s): 'l1.bias', 'l1.weight', 'l2.bias', 'l2.weight'.")
+        "\tMissing key(s): 'l1.bias', 'l1.weight', 'l2.bias', 'l2.weight'."
+    )
 
 
 def test_strict_counts_tied_names_and_buffers():
@@ -475,8 +492,7 @@ def test_strict_counts_tied_names_and_buffers():
         functional_call(m, {"foo": z}, z, strict=True, tie_weights=False)
     r = E_Running()
     with pytest.raises(RuntimeError, match="'calls', 'num_batches_tracked', 'running_mean'"):
-        functional_call(r, {"scale": ember.ones(3, dtype=ember.float64)}, randn(2, 3),
-                        strict=True)
+        functional_call(r, {"scale": ember.ones(3, dtype=ember.float64)}, randn(2, 3), strict=True)
 
 
 def test_buffers_updated_in_place_land_in_the_given_tensor():
@@ -502,8 +518,9 @@ def test_buffers_updated_in_place_land_in_the_given_tensor():
 
 
 def test_data_parallel_is_refused():
-    parallel = pytest.importorskip("ember.nn.parallel",
-                                   reason="ember.nn.parallel (DataParallel) is not built yet")
+    parallel = pytest.importorskip(
+        "ember.nn.parallel", reason="ember.nn.parallel (DataParallel) is not built yet"
+    )
     m = parallel.DataParallel(E_Affine(2, 2))
     with pytest.raises(RuntimeError, match="can't be used with nn.DataParallel"):
         functional_call(m, {}, ember.ones(1, 2))
@@ -572,8 +589,10 @@ def test_parity_mlp_output_and_gradients(kind):
     for a, b in zip(eg, tg, strict=True):
         close(a, b)
     # partial dict
-    close(functional_call(em, {"l1.bias": ep["l1.bias"]}, ex),
-          torch.func.functional_call(tm, {"l1.bias": tp["l1.bias"]}, tx))
+    close(
+        functional_call(em, {"l1.bias": ep["l1.bias"]}, ex),
+        torch.func.functional_call(tm, {"l1.bias": tp["l1.bias"]}, tx),
+    )
 
 
 def maml_outer_grad(lib, fc, model, xs, ys, xq, yq, steps=2, lr=0.1):
@@ -638,8 +657,11 @@ def test_parity_buffers():
     mean = rng.standard_normal(3)
     results = []
     for lib, fc, m in ((ember, functional_call, em), (torch, torch.func.functional_call, tm)):
-        given = {"running_mean": lib.from_numpy(mean.copy()), "num_batches_tracked":
-                 lib.tensor(3), "calls": lib.zeros((), dtype=lib.float64)}
+        given = {
+            "running_mean": lib.from_numpy(mean.copy()),
+            "num_batches_tracked": lib.tensor(3),
+            "calls": lib.zeros((), dtype=lib.float64),
+        }
         keep = dict(given)
         out = fc(m, given, lib.from_numpy(x))
         results.append((out, given, keep, m))
@@ -660,8 +682,10 @@ def test_parity_tied_weights():
         for keys in (("foo",), ("foo_tied",), ("foo", "foo_tied")):
             ez = ember.zeros(2, dtype=ember.float64)
             tz = torch.zeros(2, dtype=torch.float64)
-            close(functional_call(em, dict.fromkeys(keys, ez), ez, tie_weights=tie),
-                  torch.func.functional_call(tm, dict.fromkeys(keys, tz), tz, tie_weights=tie))
+            close(
+                functional_call(em, dict.fromkeys(keys, ez), ez, tie_weights=tie),
+                torch.func.functional_call(tm, dict.fromkeys(keys, tz), tz, tie_weights=tie),
+            )
 
 
 def error_of(fn, *args):
@@ -677,18 +701,20 @@ def test_parity_error_types_and_messages():
     et, tt = E_Tied(), T_Tied()
     cases = [
         lambda lib, fc, m, t: fc(m, {"zz": lib.zeros(1)}, lib.zeros(1, 3), strict=True),
-        lambda lib, fc, m, t: fc(m, {"l1.weight": lib.zeros(8, 3)}, lib.zeros(1, 3),
-                                 strict=True),
-        lambda lib, fc, m, t: fc(t, {"foo": lib.zeros(2), "foo_tied": lib.ones(2)},
-                                 lib.zeros(2)),
-        lambda lib, fc, m, t: fc(m, ({"a": lib.zeros(1), "b": lib.zeros(1)},
-                                     {"b": lib.zeros(1), "a": lib.zeros(1)}), lib.zeros(1, 3)),
+        lambda lib, fc, m, t: fc(m, {"l1.weight": lib.zeros(8, 3)}, lib.zeros(1, 3), strict=True),
+        lambda lib, fc, m, t: fc(t, {"foo": lib.zeros(2), "foo_tied": lib.ones(2)}, lib.zeros(2)),
+        lambda lib, fc, m, t: fc(
+            m,
+            ({"a": lib.zeros(1), "b": lib.zeros(1)}, {"b": lib.zeros(1), "a": lib.zeros(1)}),
+            lib.zeros(1, 3),
+        ),
         lambda lib, fc, m, t: fc(m, [{}, 3], lib.zeros(1, 3)),
         lambda lib, fc, m, t: fc(m, 3, lib.zeros(1, 3)),
     ]
     for case in cases:
-        assert error_of(case, ember, functional_call, em, et) == \
-            error_of(case, torch, torch.func.functional_call, tm, tt)
+        assert error_of(case, ember, functional_call, em, et) == error_of(
+            case, torch, torch.func.functional_call, tm, tt
+        )
     # same error types where ember's message names the key
     typed = [
         lambda lib, fc, m: fc(m, {"l1.weight": 3}, lib.zeros(1, 3)),
@@ -697,8 +723,10 @@ def test_parity_error_types_and_messages():
         lambda lib, fc, m: fc(m, {"forward": lib.zeros(1)}, lib.zeros(1, 3)),
     ]
     for case in typed:
-        assert error_of(case, ember, functional_call, em)[0] is \
-            error_of(case, torch, torch.func.functional_call, tm)[0]
+        assert (
+            error_of(case, ember, functional_call, em)[0]
+            is error_of(case, torch, torch.func.functional_call, tm)[0]
+        )
 
 
 @needs_torch
@@ -719,8 +747,10 @@ def test_parity_signature(name):
 def test_parity_stateless_alias_warns():
     _, T_MLP, _, _ = classes(torch)
     with pytest.warns(FutureWarning, match="is deprecated"):
-        torch.nn.utils.stateless.functional_call(T_MLP(), {}, torch.zeros(1, 3,
-                                                                           dtype=torch.float64))
+        torch.nn.utils.stateless.functional_call(
+            T_MLP(), {}, torch.zeros(1, 3, dtype=torch.float64)
+        )
     with pytest.warns(FutureWarning, match="is deprecated"):
-        ember.nn.utils.stateless.functional_call(E_MLP(), {}, ember.zeros(1, 3,
-                                                                          dtype=ember.float64))
+        ember.nn.utils.stateless.functional_call(
+            E_MLP(), {}, ember.zeros(1, 3, dtype=ember.float64)
+        )

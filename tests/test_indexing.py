@@ -48,7 +48,7 @@ GETITEM = {
     "numpy_index": lambda L, x: x[np.array([0, 2])],
     "empty_list": lambda L, x: x[[]],
     "negative_list": lambda L, x: x[[-3, -1]],
-    "tensor_slice_bounds": lambda L, x: x[L.tensor(1):L.tensor(3)],
+    "tensor_slice_bounds": lambda L, x: x[L.tensor(1) : L.tensor(3)],
     "empty_slice": lambda L, x: x[2:1],
     "view_of_view": lambda L, x: x[1:][0][::2],
 }
@@ -111,27 +111,43 @@ def test_getitem_backward_uses_the_indices_of_the_forward():
     assert x.grad.tolist() == [1.0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize("fn,exc,msg", [
-    (lambda x: x[5], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
-    (lambda x: x[[5]], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
-    (lambda x: x[:, [-5]], IndexError, "index -5 is out of bounds for dimension 1 with size 4"),
-    (lambda x: x[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
-    (lambda x: x[1.0], IndexError, r"only integers, slices \(`:`\), ellipsis \(`...`\), None "
-                                   r"and long or byte Variables are valid indices \(got float\)"),
-    (lambda x: x[ember.tensor([1.0])], IndexError, "tensors used as indices must be long, int, "
-                                                   "byte or bool tensors"),
-    (lambda x: x[ember.tensor([1], dtype=ember.int16)], IndexError, "must be long, int, byte"),
-    (lambda x: x[::-1], ValueError, "step must be greater than zero"),
-    (lambda x: x[::0], ValueError, "slice step cannot be zero"),
-    (lambda x: x[ember.ones(2, dtype=ember.bool)], IndexError,
-     r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor "
-     r"\[3, 4, 5\] at index 0"),
-    (lambda x: x[:, ember.ones(4, 4, dtype=ember.bool)], IndexError,
-     r"The shape of the mask \[4, 4\] at index 1 does not match the shape of the indexed tensor "
-     r"\[3, 4, 5\] at index 2"),
-    (lambda x: x[[0, 1], [0, 1, 2]], IndexError, "shape mismatch"),
-    (lambda x: x[0][0][0][0], IndexError, "invalid index of a 0-dim tensor"),
-])
+@pytest.mark.parametrize(
+    "fn,exc,msg",
+    [
+        (lambda x: x[5], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
+        (lambda x: x[[5]], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
+        (lambda x: x[:, [-5]], IndexError, "index -5 is out of bounds for dimension 1 with size 4"),
+        (lambda x: x[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
+        (
+            lambda x: x[1.0],
+            IndexError,
+            r"only integers, slices \(`:`\), ellipsis \(`...`\), None "
+            r"and long or byte Variables are valid indices \(got float\)",
+        ),
+        (
+            lambda x: x[ember.tensor([1.0])],
+            IndexError,
+            "tensors used as indices must be long, int, byte or bool tensors",
+        ),
+        (lambda x: x[ember.tensor([1], dtype=ember.int16)], IndexError, "must be long, int, byte"),
+        (lambda x: x[::-1], ValueError, "step must be greater than zero"),
+        (lambda x: x[::0], ValueError, "slice step cannot be zero"),
+        (
+            lambda x: x[ember.ones(2, dtype=ember.bool)],
+            IndexError,
+            r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed "
+            r"tensor \[3, 4, 5\] at index 0",
+        ),
+        (
+            lambda x: x[:, ember.ones(4, 4, dtype=ember.bool)],
+            IndexError,
+            r"The shape of the mask \[4, 4\] at index 1 does not match the shape of the indexed "
+            r"tensor \[3, 4, 5\] at index 2",
+        ),
+        (lambda x: x[[0, 1], [0, 1, 2]], IndexError, "shape mismatch"),
+        (lambda x: x[0][0][0][0], IndexError, "invalid index of a 0-dim tensor"),
+    ],
+)
 def test_getitem_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(ember.zeros(3, 4, 5))
@@ -160,8 +176,10 @@ SETITEM = {
     "slice_int": (lambda L: (slice(None), 1), lambda L: 2),
     "row_tensor": (lambda L: 1, lambda L: L.arange(5.0)),
     "extra_leading_ones": (lambda L: 0, lambda L: L.ones(1, 1, 4, 5)),
-    "advanced": (lambda L: (L.tensor([0, 2]), L.tensor([1, 3])),
-                 lambda L: L.tensor([[7.0], [8.0]])),
+    "advanced": (
+        lambda L: (L.tensor([0, 2]), L.tensor([1, 3])),
+        lambda L: L.tensor([[7.0], [8.0]]),
+    ),
     "advanced_repeated_rows": (lambda L: L.tensor([0, 0]), lambda L: L.ones(4, 5)),
     "mask": (lambda L: L.tensor(X) > 0, lambda L: -1.0),
     "int_then_adv": (lambda L: (0, slice(None), [1, 3]), lambda L: L.zeros(4, 2)),
@@ -198,8 +216,11 @@ def test_setitem_gradients_match_torch(name):
         y = x * 2
         y[key(L)] = v
         (y * L.tensor(np.sin(np.arange(60.0)).reshape(3, 4, 5))).sum().backward()
-        gv = v.grad.numpy() if isinstance(v, (ember.Tensor, torch.Tensor)) and v.grad is not None \
+        gv = (
+            v.grad.numpy()
+            if isinstance(v, (ember.Tensor, torch.Tensor)) and v.grad is not None
             else None
+        )
         out.append((y.detach().numpy(), x.grad.numpy(), gv, type(y.grad_fn).__name__))
     (ye, gxe, gve, ne), (yt, gxt, gvt, nt) = out
     np.testing.assert_allclose(ye, yt, rtol=1e-12)
@@ -219,19 +240,23 @@ def test_setitem_casts_and_wraps_like_torch():
     b = ember.zeros(2, dtype=ember.uint8)
     b[0] = -1  # NOTE: torch wraps -1 into uint8
     assert b.tolist() == [255, 0]
-    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without "
-                                           "overflow"):
+    with pytest.raises(
+        RuntimeError, match="value cannot be converted to type uint8_t without overflow"
+    ):
         b[1] = 256
-    with pytest.raises(RuntimeError, match="value cannot be converted to type int without "
-                                           "overflow"):
+    with pytest.raises(
+        RuntimeError, match="value cannot be converted to type int without overflow"
+    ):
         ember.zeros(1, dtype=ember.int32)[0] = float("nan")
     c = ember.zeros(2, dtype=ember.bool)
     c[0] = 0.5
     assert c.tolist() == [True, False]
 
 
-@pytest.mark.parametrize("value,name", [([1.0, 2.0], "list"), ((1.0,), "tuple"),
-                                        (np.ones(4), "numpy.ndarray"), ("a", "str")])
+@pytest.mark.parametrize(
+    "value,name",
+    [([1.0, 2.0], "list"), ((1.0,), "tuple"), (np.ones(4), "numpy.ndarray"), ("a", "str")],
+)
 def test_setitem_refuses_non_tensor_values(value, name):
     with pytest.raises(TypeError, match=f"can't assign a {name} to a"):
         ember.zeros(3, 4)[0] = value
@@ -239,8 +264,11 @@ def test_setitem_refuses_non_tensor_values(value, name):
 
 def test_setitem_shape_mismatch():
     x = ember.zeros(3, 4)
-    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[3\] cannot "
-                                           r"be broadcast to indexing result of shape \[4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"shape mismatch: value tensor of shape \[3\] cannot "
+        r"be broadcast to indexing result of shape \[4\]",
+    ):
         x[0] = ember.ones(3)
     with pytest.raises(RuntimeError, match=r"indexing result of shape \[5\]"):
         x[ember.arange(12).reshape(3, 4) > 6] = ember.ones(3)
@@ -248,11 +276,16 @@ def test_setitem_shape_mismatch():
 
 def test_setitem_on_leaf_requiring_grad():
     x = ember.zeros(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is "
-                                           "being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="a view of a leaf Variable that requires grad is "
+        "being used in an in-place operation.",
+    ):
         x[0] = 1.0
-    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
-                                           "an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="^a leaf Variable that requires grad is being used in an in-place operation.",
+    ):
         x[[0]] = 1.0
     with ember.no_grad():
         x[0] = 1.0
@@ -315,8 +348,11 @@ def test_setitem_into_a_view_of_a_plain_buffer_records_on_the_buffer():
 
 def test_setitem_memory_overlap():
     a = ember.arange(6.0)
-    with pytest.raises(RuntimeError, match="some elements of the input tensor and the "
-                                           "written-to tensor refer to a single memory location"):
+    with pytest.raises(
+        RuntimeError,
+        match="some elements of the input tensor and the "
+        "written-to tensor refer to a single memory location",
+    ):
         a[1:] = a[:-1]
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
         a[[0, 1]] = a[1:3]
@@ -324,8 +360,10 @@ def test_setitem_memory_overlap():
     a[::2] = a[1::2]  # interleaved, not dense: allowed, as in torch
     assert a.tolist() == [1.0, 1.0, 3.0, 3.0, 5.0, 5.0]
     b = ember.zeros(3, 1).expand(3, 4)
-    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor "
-                                           "refers to a single memory location"):
+    with pytest.raises(
+        RuntimeError,
+        match="more than one element of the written-to tensor refers to a single memory location",
+    ):
         b[0] = 1.0
 
 
@@ -333,66 +371,138 @@ def test_setitem_memory_overlap():
 I2 = ember.tensor([[0, 1], [2, 0]])
 
 
-@pytest.mark.parametrize("fn,exc,msg", [
-    (lambda x: x.gather(1, ember.tensor([[0, 5]])), RuntimeError,
-     "index 5 is out of bounds for dimension 1 with size 4"),
-    (lambda x: x.gather(1, ember.tensor([[0, -1]])), RuntimeError, "index -1 is out of bounds"),
-    (lambda x: x.gather(1, ember.zeros(4, 2, dtype=ember.long)), RuntimeError,
-     r"Size does not match at dimension 0 expected index \[4, 2\] to be no larger than self "
-     r"\[3, 4\] apart from dimension 1"),
-    (lambda x: x.gather(1, ember.zeros(2, dtype=ember.long)), RuntimeError,
-     "Index tensor must have the same number of dimensions as input tensor"),
-    (lambda x: x.gather(1, ember.zeros(2, 2)), RuntimeError,
-     r"gather\(\): Expected dtype int32/int64 for index"),
-    (lambda x: x.scatter(1, I2, ember.ones(2, 2, dtype=ember.float64)), RuntimeError,
-     r"scatter\(\): Expected self.dtype to be equal to src.dtype"),
-    (lambda x: x.scatter(1, I2, ember.ones(1, 2)), RuntimeError,
-     r"Expected index \[2, 2\] to be no larger than self \[3, 4\] apart from dimension 1 and to "
-     r"be no larger size than src \[1, 2\]"),
-    (lambda x: x.scatter(1, I2, 1.0, reduce="max"), RuntimeError,
-     "reduce argument must be either add or multiply."),
-    (lambda x: x.index_select(1, ember.tensor([[2]])), IndexError,
-     r"index_select\(\): Index is supposed to be a vector"),
-    (lambda x: x.index_select(1, ember.tensor([4])), IndexError, "out of bounds"),
-    (lambda x: x.index_select(1, ember.tensor([1.0])), RuntimeError, "Expected dtype int32"),
-    (lambda x: x.index_add(0, ember.tensor([0, 0]), ember.ones(2, 3)), RuntimeError,
-     r"source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-     r"self.shape = \[3, 4\] source.shape = \[2, 3\]"),
-    (lambda x: x.index_add(0, ember.tensor([0, 0]), ember.ones(2, 4, dtype=ember.int64)),
-     RuntimeError, r"index_add_\(\): self \(Float\) and source \(Long\) must have the same "
-                   r"scalar type"),
-    (lambda x: x.index_add(0, ember.tensor([0, 1]), ember.ones(1, 4)), RuntimeError,
-     r"Number of indices \(2\) should be equal to source.size\(dim\): \(1\), for dim: 0"),
-    (lambda x: x.index_copy(0, ember.tensor([3]), ember.ones(1, 4)), IndexError,
-     "index 3 is out of bounds for dimension 0 with size 3"),
-    (lambda x: x.index_copy(0, ember.tensor([0]), ember.ones(1, 4, dtype=ember.int64)),
-     RuntimeError, r"index_copy_\(\): self and source expected to have the same dtype"),
-    (lambda x: x.index_fill(1, ember.tensor([0]), ember.tensor([5.0])), RuntimeError,
-     "index_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 "
-     r"dimension\(s\)."),
-    (lambda x: x.masked_select(ember.ones(4, dtype=ember.uint8)), RuntimeError,
-     "masked_select: expected BoolTensor for mask"),
-    (lambda x: x.masked_scatter(ember.ones(3, 4, dtype=ember.bool), ember.ones(3)), RuntimeError,
-     "Number of elements of source < number of ones in mask"),
-    (lambda x: x.masked_scatter(ember.ones(4, dtype=ember.int64), ember.ones(12)), RuntimeError,
-     "masked_scatter_ only supports boolean masks, but got mask with dtype Long"),
-    (lambda x: x.take(ember.tensor([12])), IndexError,
-     "out of range: tried to access index 12 on a tensor of 12 elements."),
-    (lambda x: x.put(ember.tensor([0, 1]), ember.ones(3)), IndexError,
-     r"put_\(\): Expected source and index to have the same number of elements, but got "
-     r"source.numel\(\) = 3, index.numel\(\) = 2"),
-    (lambda x: x.put(ember.tensor([0]), ember.ones(1, dtype=ember.float64)), RuntimeError,
-     r"put_\(\): self and source expected to have the same dtype"),
-    (lambda x: x.index_put((ember.tensor([0]),), ember.ones(1, dtype=ember.float64)),
-     RuntimeError, "Index put requires the source and destination dtypes match, got Float for "
-                   "the destination and Double for the source."),
-    (lambda x: ember.take_along_dim(x, ember.tensor([0]), 1), RuntimeError,
-     "input and indices should have the same number of dimensions"),
-    (lambda x: ember.select_scatter(x, ember.ones(3), 0, 0), RuntimeError,
-     r"expected src to have a size equal to the slice of self. src size = \[3\], slice size = "
-     r"\[4\]"),
-    (lambda x: ember.unique(x, dim=0), NotImplementedError, "dim"),
-])
+@pytest.mark.parametrize(
+    "fn,exc,msg",
+    [
+        (
+            lambda x: x.gather(1, ember.tensor([[0, 5]])),
+            RuntimeError,
+            "index 5 is out of bounds for dimension 1 with size 4",
+        ),
+        (lambda x: x.gather(1, ember.tensor([[0, -1]])), RuntimeError, "index -1 is out of bounds"),
+        (
+            lambda x: x.gather(1, ember.zeros(4, 2, dtype=ember.long)),
+            RuntimeError,
+            r"Size does not match at dimension 0 expected index \[4, 2\] to be no larger than self "
+            r"\[3, 4\] apart from dimension 1",
+        ),
+        (
+            lambda x: x.gather(1, ember.zeros(2, dtype=ember.long)),
+            RuntimeError,
+            "Index tensor must have the same number of dimensions as input tensor",
+        ),
+        (
+            lambda x: x.gather(1, ember.zeros(2, 2)),
+            RuntimeError,
+            r"gather\(\): Expected dtype int32/int64 for index",
+        ),
+        (
+            lambda x: x.scatter(1, I2, ember.ones(2, 2, dtype=ember.float64)),
+            RuntimeError,
+            r"scatter\(\): Expected self.dtype to be equal to src.dtype",
+        ),
+        (
+            lambda x: x.scatter(1, I2, ember.ones(1, 2)),
+            RuntimeError,
+            r"Expected index \[2, 2\] to be no larger than self \[3, 4\] apart from dimension 1 "
+            r"and to be no larger size than src \[1, 2\]",
+        ),
+        (
+            lambda x: x.scatter(1, I2, 1.0, reduce="max"),
+            RuntimeError,
+            "reduce argument must be either add or multiply.",
+        ),
+        (
+            lambda x: x.index_select(1, ember.tensor([[2]])),
+            IndexError,
+            r"index_select\(\): Index is supposed to be a vector",
+        ),
+        (lambda x: x.index_select(1, ember.tensor([4])), IndexError, "out of bounds"),
+        (lambda x: x.index_select(1, ember.tensor([1.0])), RuntimeError, "Expected dtype int32"),
+        (
+            lambda x: x.index_add(0, ember.tensor([0, 0]), ember.ones(2, 3)),
+            RuntimeError,
+            r"source tensor shape must match self tensor shape, excluding the specified dimension. "
+            r"Got self.shape = \[3, 4\] source.shape = \[2, 3\]",
+        ),
+        (
+            lambda x: x.index_add(0, ember.tensor([0, 0]), ember.ones(2, 4, dtype=ember.int64)),
+            RuntimeError,
+            r"index_add_\(\): self \(Float\) and source \(Long\) must have the same "
+            r"scalar type",
+        ),
+        (
+            lambda x: x.index_add(0, ember.tensor([0, 1]), ember.ones(1, 4)),
+            RuntimeError,
+            r"Number of indices \(2\) should be equal to source.size\(dim\): \(1\), for dim: 0",
+        ),
+        (
+            lambda x: x.index_copy(0, ember.tensor([3]), ember.ones(1, 4)),
+            IndexError,
+            "index 3 is out of bounds for dimension 0 with size 3",
+        ),
+        (
+            lambda x: x.index_copy(0, ember.tensor([0]), ember.ones(1, 4, dtype=ember.int64)),
+            RuntimeError,
+            r"index_copy_\(\): self and source expected to have the same dtype",
+        ),
+        (
+            lambda x: x.index_fill(1, ember.tensor([0]), ember.tensor([5.0])),
+            RuntimeError,
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 "
+            r"dimension\(s\).",
+        ),
+        (
+            lambda x: x.masked_select(ember.ones(4, dtype=ember.uint8)),
+            RuntimeError,
+            "masked_select: expected BoolTensor for mask",
+        ),
+        (
+            lambda x: x.masked_scatter(ember.ones(3, 4, dtype=ember.bool), ember.ones(3)),
+            RuntimeError,
+            "Number of elements of source < number of ones in mask",
+        ),
+        (
+            lambda x: x.masked_scatter(ember.ones(4, dtype=ember.int64), ember.ones(12)),
+            RuntimeError,
+            "masked_scatter_ only supports boolean masks, but got mask with dtype Long",
+        ),
+        (
+            lambda x: x.take(ember.tensor([12])),
+            IndexError,
+            "out of range: tried to access index 12 on a tensor of 12 elements.",
+        ),
+        (
+            lambda x: x.put(ember.tensor([0, 1]), ember.ones(3)),
+            IndexError,
+            r"put_\(\): Expected source and index to have the same number of elements, but got "
+            r"source.numel\(\) = 3, index.numel\(\) = 2",
+        ),
+        (
+            lambda x: x.put(ember.tensor([0]), ember.ones(1, dtype=ember.float64)),
+            RuntimeError,
+            r"put_\(\): self and source expected to have the same dtype",
+        ),
+        (
+            lambda x: x.index_put((ember.tensor([0]),), ember.ones(1, dtype=ember.float64)),
+            RuntimeError,
+            "Index put requires the source and destination dtypes match, got Float for "
+            "the destination and Double for the source.",
+        ),
+        (
+            lambda x: ember.take_along_dim(x, ember.tensor([0]), 1),
+            RuntimeError,
+            "input and indices should have the same number of dimensions",
+        ),
+        (
+            lambda x: ember.select_scatter(x, ember.ones(3), 0, 0),
+            RuntimeError,
+            r"expected src to have a size equal to the slice of self. src size = \[3\], slice "
+            r"size = \[4\]",
+        ),
+        (lambda x: ember.unique(x, dim=0), NotImplementedError, "dim"),
+    ],
+)
 def test_index_op_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(ember.zeros(3, 4))
@@ -400,8 +510,9 @@ def test_index_op_errors(fn, exc, msg):
 
 def test_scatter_reduce_warns_and_has_no_derivative():
     x = ember.ones(3, requires_grad=True)
-    with pytest.warns(UserWarning, match="The reduce argument of torch.scatter with Tensor src "
-                                         "is deprecated"):
+    with pytest.warns(
+        UserWarning, match="The reduce argument of torch.scatter with Tensor src is deprecated"
+    ):
         y = x.scatter(0, ember.tensor([0, 0]), ember.full((2,), 2.0), reduce="add")
     assert y.tolist() == [5.0, 1.0, 1.0]
     z = x.scatter(0, ember.tensor([1, 1]), 3.0, reduce="multiply")  # value form: no warning
@@ -506,11 +617,13 @@ INPLACE = {
     "scatter_": lambda L, y: y.scatter_(1, L.tensor([[2, 0], [1, 3]]), L.ones(2, 2) * 4),
     "scatter_value_": lambda L, y: y.scatter_(0, L.tensor([[2, 0, 1, 1]]), 9.0),
     "scatter_add_": lambda L, y: y.scatter_add_(0, L.tensor([[2, 2, 0, 1]]), L.ones(1, 4)),
-    "masked_scatter_": lambda L, y: y.masked_scatter_(L.tensor([True, False, True, True]),
-                                                      L.arange(9.0)),
+    "masked_scatter_": lambda L, y: y.masked_scatter_(
+        L.tensor([True, False, True, True]), L.arange(9.0)
+    ),
     "put_": lambda L, y: y.put_(L.tensor([0, 0, 11]), L.ones(3), accumulate=True),
-    "index_put_": lambda L, y: y.index_put_((L.tensor([1, 1]), L.tensor([0, 2])),
-                                            L.tensor([3.0, 4.0])),
+    "index_put_": lambda L, y: y.index_put_(
+        (L.tensor([1, 1]), L.tensor([0, 2])), L.tensor([3.0, 4.0])
+    ),
 }
 
 
@@ -539,8 +652,10 @@ def test_inplace_matches_torch_and_bumps_version(name, record):
 
 def test_inplace_on_leaf_requiring_grad_raises():
     x = ember.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in "
-                                           "an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad is being used in an in-place operation.",
+    ):
         x.index_add_(0, ember.tensor([0]), ember.ones(1))
     with ember.no_grad():
         x.index_fill_(0, ember.tensor([2]), 0.0)
@@ -580,29 +695,35 @@ def test_nonzero_and_unique():
     assert v.tolist() == [1, 2, 1] and c2.tolist() == [2, 1, 1]
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: x.nonzero(),
-    lambda x: ember.argwhere(x),
-    lambda x: x.unique(),
-    lambda x: x.masked_select(x > 0),
-    lambda x: x[x > 0],
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.nonzero(),
+        lambda x: ember.argwhere(x),
+        lambda x: x.unique(),
+        lambda x: x.masked_select(x > 0),
+        lambda x: x[x > 0],
+    ],
+)
 def test_data_dependent_shapes_refuse_meta(fn):
     with pytest.raises(NotImplementedError, match="depends on the data|the result shape"):
         fn(ember.empty(3, 4, device="meta"))
 
 
-@pytest.mark.parametrize("fn,shape", [
-    (lambda x: x[1:, None, [0, 0, 2]], (2, 1, 3)),
-    (lambda x: x[ember.ones(5, 2, dtype=ember.int64, device="meta")], (5, 2, 4)),
-    (lambda x: x.gather(1, ember.zeros(2, 6, dtype=ember.int64)), (2, 6)),
-    (lambda x: x.scatter(1, ember.zeros(2, 2, dtype=ember.int64), 1.0), (3, 4)),
-    (lambda x: x.index_select(0, ember.tensor([0, 0, 1, 2])), (4, 4)),
-    (lambda x: x.index_add(0, ember.tensor([0]), ember.ones(1, 4, device="meta")), (3, 4)),
-    (lambda x: x.take(ember.zeros(2, 5, dtype=ember.int64)), (2, 5)),
-    (lambda x: x.masked_scatter(ember.ones(4, dtype=ember.bool), ember.ones(12)), (3, 4)),
-    (lambda x: ember.take_along_dim(x, ember.zeros(3, 1, dtype=ember.int64), 1), (3, 1)),
-])
+@pytest.mark.parametrize(
+    "fn,shape",
+    [
+        (lambda x: x[1:, None, [0, 0, 2]], (2, 1, 3)),
+        (lambda x: x[ember.ones(5, 2, dtype=ember.int64, device="meta")], (5, 2, 4)),
+        (lambda x: x.gather(1, ember.zeros(2, 6, dtype=ember.int64)), (2, 6)),
+        (lambda x: x.scatter(1, ember.zeros(2, 2, dtype=ember.int64), 1.0), (3, 4)),
+        (lambda x: x.index_select(0, ember.tensor([0, 0, 1, 2])), (4, 4)),
+        (lambda x: x.index_add(0, ember.tensor([0]), ember.ones(1, 4, device="meta")), (3, 4)),
+        (lambda x: x.take(ember.zeros(2, 5, dtype=ember.int64)), (2, 5)),
+        (lambda x: x.masked_scatter(ember.ones(4, dtype=ember.bool), ember.ones(12)), (3, 4)),
+        (lambda x: ember.take_along_dim(x, ember.zeros(3, 1, dtype=ember.int64), 1), (3, 1)),
+    ],
+)
 def test_meta_index_ops(fn, shape):
     x = ember.empty(3, 4, device="meta")
     out = fn(x)
@@ -614,4 +735,3 @@ def test_meta_setitem_is_a_no_op_that_bumps_version():
     x[0, [1, 2]] = 1.0
     x[1] = ember.empty(4, device="meta")
     assert x._version == 2 and x.is_meta
-

@@ -32,16 +32,20 @@ def test_only_the_backend_imports_numpy_or_cupy():
 def test_backend_does_not_import_the_layers_above_it():
     for path in (ROOT / "backend").rglob("*.py"):
         for name in _imports(path):
-            assert not name.startswith(("ember.ops", "ember.tensor", "ember.autograd",
-                                        "ember.nn")), f"{path.name} imports {name}"
+            assert not name.startswith(
+                ("ember.ops", "ember.tensor", "ember.autograd", "ember.nn")
+            ), f"{path.name} imports {name}"
 
 
 def test_ember_imports_nothing_but_numpy_at_runtime():
     import subprocess
     import sys
 
-    code = ("import sys, ember; bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('torch', 'scipy', 'cupy')]; print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys, ember; bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('torch', 'scipy', 'cupy')]; print(bad)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

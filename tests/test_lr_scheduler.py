@@ -23,16 +23,18 @@ try:
     from torch.optim import lr_scheduler as T
 except ImportError:  # pragma: no cover - CI installs torch
     torch = T = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 # ---- building the same setup on both sides ---------------------------------------------------
 def _optimizer(lib, kind="sgd", groups=2):
     """An optimizer of ``lib`` (ember or torch) with ``groups`` groups of different lrs."""
     params = [lib.nn.Parameter(lib.ones(2, dtype=lib.float64)) for _ in range(groups)]
-    spec = [{"params": [params[0]]}] + [{"params": [p], "lr": 0.05 / (i + 1)}
-                                        for i, p in enumerate(params[1:])]
+    spec = [{"params": [params[0]]}] + [
+        {"params": [p], "lr": 0.05 / (i + 1)} for i, p in enumerate(params[1:])
+    ]
     if kind == "sgd":
         return lib.optim.SGD(spec, lr=0.1, momentum=0.9)
     if kind == "adam":
@@ -77,11 +79,11 @@ class Decay:
         self.rate = rate
 
     def __call__(self, epoch):
-        return self.rate ** epoch
+        return self.rate**epoch
 
 
 CASES = {
-    "lambda": (lambda L, o: L.LambdaLR(o, lambda e: 0.95 ** e), 12),
+    "lambda": (lambda L, o: L.LambdaLR(o, lambda e: 0.95**e), 12),
     "lambda_per_group": (lambda L, o: L.LambdaLR(o, [lambda e: 1 / (e + 1), Decay(0.8)]), 12),
     "multiplicative": (lambda L, o: L.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 0.97), 12),
     "step": (lambda L, o: L.StepLR(o, step_size=3, gamma=0.5), 14),
@@ -96,47 +98,114 @@ CASES = {
     "polynomial_sqrt": (lambda L, o: L.PolynomialLR(o, total_iters=7, power=0.5), 10),
     "cosine": (lambda L, o: L.CosineAnnealingLR(o, T_max=5, eta_min=0.001), 32),
     "cosine_odd": (lambda L, o: L.CosineAnnealingLR(o, T_max=7), 32),
-    "warm_restarts": (lambda L, o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2,
-                                                                  eta_min=0.01), 30),
+    "warm_restarts": (
+        lambda L, o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01),
+        30,
+    ),
     "warm_restarts_t1": (lambda L, o: L.CosineAnnealingWarmRestarts(o, T_0=4), 20),
     "cyclic": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3), 20),
-    "cyclic_down": (lambda L, o: L.CyclicLR(o, [0.01, 0.02], [0.1, 0.3], step_size_up=2,
-                                            step_size_down=5, base_momentum=[0.7, 0.8],
-                                            max_momentum=0.95), 30),
-    "cyclic_triangular2": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2,
-                                                   mode="triangular2"), 25),
-    "cyclic_exp_range": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="exp_range",
-                                                 gamma=0.9), 25),
-    "cyclic_scale_fn": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2,
-                                                scale_fn=lambda x: 1 / (1 + x),
-                                                scale_mode="iterations"), 15),
-    "cyclic_scale_fn_cycle": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2,
-                                                      scale_fn=Decay(0.7)), 15),
-    "cyclic_no_momentum": (lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2,
-                                                   cycle_momentum=False), 10),
+    "cyclic_down": (
+        lambda L, o: L.CyclicLR(
+            o,
+            [0.01, 0.02],
+            [0.1, 0.3],
+            step_size_up=2,
+            step_size_down=5,
+            base_momentum=[0.7, 0.8],
+            max_momentum=0.95,
+        ),
+        30,
+    ),
+    "cyclic_triangular2": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2, mode="triangular2"),
+        25,
+    ),
+    "cyclic_exp_range": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.9),
+        25,
+    ),
+    "cyclic_scale_fn": (
+        lambda L, o: L.CyclicLR(
+            o, 0.01, 0.1, step_size_up=2, scale_fn=lambda x: 1 / (1 + x), scale_mode="iterations"
+        ),
+        15,
+    ),
+    "cyclic_scale_fn_cycle": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2, scale_fn=Decay(0.7)),
+        15,
+    ),
+    "cyclic_no_momentum": (
+        lambda L, o: L.CyclicLR(o, 0.01, 0.1, step_size_up=2, cycle_momentum=False),
+        10,
+    ),
     "onecycle": (lambda L, o: L.OneCycleLR(o, max_lr=0.5, total_steps=20), 20),
-    "onecycle_linear": (lambda L, o: L.OneCycleLR(o, max_lr=[0.5, 0.2], epochs=4,
-                                                  steps_per_epoch=5, anneal_strategy="linear",
-                                                  pct_start=0.25), 20),
-    "onecycle_three_phase": (lambda L, o: L.OneCycleLR(o, max_lr=0.4, total_steps=23,
-                                                       three_phase=True, div_factor=10.0,
-                                                       final_div_factor=100.0), 23),
-    "onecycle_momenta": (lambda L, o: L.OneCycleLR(o, 0.3, total_steps=15, pct_start=0.4,
-                                                   base_momentum=[0.8, 0.7],
-                                                   max_momentum=[0.9, 0.99]), 15),
-    "onecycle_no_momentum": (lambda L, o: L.OneCycleLR(o, 0.3, total_steps=10,
-                                                       cycle_momentum=False), 10),
-    "sequential": (lambda L, o: L.SequentialLR(
-        o, [L.ConstantLR(o, factor=0.2, total_iters=5), L.ExponentialLR(o, gamma=0.8)], [3]),
-        12),
-    "sequential3": (lambda L, o: L.SequentialLR(
-        o, [L.LinearLR(o, 0.1, total_iters=4), L.StepLR(o, 2, 0.5),
-            L.CosineAnnealingLR(o, T_max=4)], milestones=[4, 9]), 20),
-    "chained": (lambda L, o: L.ChainedScheduler(
-        [L.ConstantLR(o, factor=0.5, total_iters=3), L.ExponentialLR(o, gamma=0.9)]), 10),
-    "chained3": (lambda L, o: L.ChainedScheduler(
-        [L.LinearLR(o, 0.2, total_iters=5), L.MultiStepLR(o, [3, 6]),
-         L.CosineAnnealingLR(o, T_max=4)], o), 14),
+    "onecycle_linear": (
+        lambda L, o: L.OneCycleLR(
+            o,
+            max_lr=[0.5, 0.2],
+            epochs=4,
+            steps_per_epoch=5,
+            anneal_strategy="linear",
+            pct_start=0.25,
+        ),
+        20,
+    ),
+    "onecycle_three_phase": (
+        lambda L, o: L.OneCycleLR(
+            o, max_lr=0.4, total_steps=23, three_phase=True, div_factor=10.0, final_div_factor=100.0
+        ),
+        23,
+    ),
+    "onecycle_momenta": (
+        lambda L, o: L.OneCycleLR(
+            o,
+            0.3,
+            total_steps=15,
+            pct_start=0.4,
+            base_momentum=[0.8, 0.7],
+            max_momentum=[0.9, 0.99],
+        ),
+        15,
+    ),
+    "onecycle_no_momentum": (
+        lambda L, o: L.OneCycleLR(o, 0.3, total_steps=10, cycle_momentum=False),
+        10,
+    ),
+    "sequential": (
+        lambda L, o: L.SequentialLR(
+            o, [L.ConstantLR(o, factor=0.2, total_iters=5), L.ExponentialLR(o, gamma=0.8)], [3]
+        ),
+        12,
+    ),
+    "sequential3": (
+        lambda L, o: L.SequentialLR(
+            o,
+            [
+                L.LinearLR(o, 0.1, total_iters=4),
+                L.StepLR(o, 2, 0.5),
+                L.CosineAnnealingLR(o, T_max=4),
+            ],
+            milestones=[4, 9],
+        ),
+        20,
+    ),
+    "chained": (
+        lambda L, o: L.ChainedScheduler(
+            [L.ConstantLR(o, factor=0.5, total_iters=3), L.ExponentialLR(o, gamma=0.9)]
+        ),
+        10,
+    ),
+    "chained3": (
+        lambda L, o: L.ChainedScheduler(
+            [
+                L.LinearLR(o, 0.2, total_iters=5),
+                L.MultiStepLR(o, [3, 6]),
+                L.CosineAnnealingLR(o, T_max=4),
+            ],
+            o,
+        ),
+        14,
+    ),
 }
 
 
@@ -149,8 +218,9 @@ def test_sequence_matches_torch(name, kind):
     (es, eo), (ts, to) = _both(make, kind)
     assert _run(es, eo, steps) == _run(ts, to, steps)
     assert getattr(es, "last_epoch", None) == getattr(ts, "last_epoch", None)
-    assert [g.get("initial_lr") for g in eo.param_groups] == \
-        [g.get("initial_lr") for g in to.param_groups]
+    assert [g.get("initial_lr") for g in eo.param_groups] == [
+        g.get("initial_lr") for g in to.param_groups
+    ]
     if hasattr(ts, "base_lrs"):
         assert es.base_lrs == ts.base_lrs
 
@@ -177,22 +247,51 @@ def test_sequential_of_a_chained_scheduler_matches_torch():
     assert es.state_dict() == ts.state_dict()
 
 
-PLATEAU_METRICS = [5.0, 4.0, 4.0, 3.99995, 4.1, 4.0, 3.0, 3.0, 3.0, 3.0, 3.0, 2.0, 2.0, 2.0, 2.0,
-                   2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+PLATEAU_METRICS = [
+    5.0,
+    4.0,
+    4.0,
+    3.99995,
+    4.1,
+    4.0,
+    3.0,
+    3.0,
+    3.0,
+    3.0,
+    3.0,
+    2.0,
+    2.0,
+    2.0,
+    2.0,
+    2.0,
+    2.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+    1.0,
+]
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"patience": 1},
-    {"patience": 2, "factor": 0.5, "cooldown": 2},
-    {"mode": "max", "patience": 1, "factor": 0.3},
-    {"threshold_mode": "abs", "threshold": 0.5, "patience": 1},
-    {"mode": "max", "threshold_mode": "abs", "threshold": 0.5, "patience": 0},
-    {"patience": 0, "min_lr": [0.02, 0.001], "factor": 0.5},
-    {"patience": 0, "min_lr": 0.03},
-    {"patience": 0, "factor": 0.9, "eps": 0.01},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"patience": 1},
+        {"patience": 2, "factor": 0.5, "cooldown": 2},
+        {"mode": "max", "patience": 1, "factor": 0.3},
+        {"threshold_mode": "abs", "threshold": 0.5, "patience": 1},
+        {"mode": "max", "threshold_mode": "abs", "threshold": 0.5, "patience": 0},
+        {"patience": 0, "min_lr": [0.02, 0.001], "factor": 0.5},
+        {"patience": 0, "min_lr": 0.03},
+        {"patience": 0, "factor": 0.9, "eps": 0.01},
+    ],
+)
 def test_reduce_on_plateau_matches_torch(kwargs):
     (es, eo), (ts, to) = _both(lambda L, o: L.ReduceLROnPlateau(o, **kwargs))
     metrics = PLATEAU_METRICS if kwargs.get("mode") != "max" else [-m for m in PLATEAU_METRICS]
@@ -210,8 +309,10 @@ def test_reduce_on_plateau_takes_a_tensor_metric():
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["lambda", "step", "multistep", "constant", "linear",
-                                  "exponential", "polynomial", "cosine"])
+@pytest.mark.parametrize(
+    "name",
+    ["lambda", "step", "multistep", "constant", "linear", "exponential", "polynomial", "cosine"],
+)
 def test_closed_form_with_epoch_matches_torch(name):
     make, steps = CASES[name]
     (es, eo), (ts, to) = _both(make)
@@ -263,8 +364,9 @@ def test_onecycle_steps_past_the_end_raise():
             opt.step()
             sched.step()
         opt.step()
-        with pytest.raises(ValueError, match="Tried to step 4 times. The specified number of "
-                                             "total steps is 3"):
+        with pytest.raises(
+            ValueError, match="Tried to step 4 times. The specified number of total steps is 3"
+        ):
             sched.step()
 
 
@@ -322,9 +424,22 @@ def test_state_dict_resume_mid_schedule(name):
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["step", "multistep", "cosine", "warm_restarts", "cyclic_down",
-                                  "onecycle_three_phase", "sequential3", "chained3", "lambda",
-                                  "polynomial", "linear"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "step",
+        "multistep",
+        "cosine",
+        "warm_restarts",
+        "cyclic_down",
+        "onecycle_three_phase",
+        "sequential3",
+        "chained3",
+        "lambda",
+        "polynomial",
+        "linear",
+    ],
+)
 @pytest.mark.parametrize("direction", ["torch_to_ember", "ember_to_torch"])
 def test_state_dict_crosses_between_ember_and_torch(name, direction):
     make, steps = CASES[name]
@@ -356,8 +471,9 @@ def test_lambda_state_dict_saves_callable_objects_only():
 def test_cyclic_state_dict_saves_scale_fn_object():
     make = CASES["cyclic_scale_fn_cycle"][0]
     (es, eo), (ts, to) = _both(make)
-    assert es.state_dict()["_scale_fn_custom"] == {"rate": 0.7} == \
-        ts.state_dict()["_scale_fn_custom"]
+    assert (
+        es.state_dict()["_scale_fn_custom"] == {"rate": 0.7} == ts.state_dict()["_scale_fn_custom"]
+    )
     sd = es.state_dict()
     sd["_scale_fn_custom"] = {"rate": 0.1}
     es.load_state_dict(sd)
@@ -423,19 +539,25 @@ def test_warns_when_optimizer_step_is_replaced(which):
     opt = _optimizer(lib)
     sched = L.ExponentialLR(opt, 0.5)
     opt.step = lambda: None
-    with pytest.warns(UserWarning, match=re.escape("Seems like `optimizer.step()` has been "
-                                                   "overridden after learning rate scheduler")):
+    with pytest.warns(
+        UserWarning,
+        match=re.escape(
+            "Seems like `optimizer.step()` has been overridden after learning rate scheduler"
+        ),
+    ):
         sched.step()
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["step", "cosine", "onecycle", "cyclic", "warm_restarts",
-                                  "lambda", "multiplicative"])
+@pytest.mark.parametrize(
+    "name", ["step", "cosine", "onecycle", "cyclic", "warm_restarts", "lambda", "multiplicative"]
+)
 def test_get_lr_outside_step_warns(name):
     make, _ = CASES[name]
     (es, eo), (ts, to) = _both(make)
-    match = re.escape("To get the last learning rate computed by the scheduler, please use "
-                      "`get_last_lr()`.")
+    match = re.escape(
+        "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."
+    )
     with pytest.warns(UserWarning, match=match):
         elrs = es.get_lr()
     with pytest.warns(UserWarning, match=match):
@@ -546,8 +668,10 @@ def test_errors_match_torch(name):
 @pytest.mark.parametrize("cls", ["CyclicLR", "OneCycleLR"])
 def test_cycle_momentum_needs_momentum_or_betas(cls):
     args = {"CyclicLR": (0.1, 1.0), "OneCycleLR": (0.1, 10)}[cls]
-    errors = [_error(lambda L=L, lib=lib: getattr(L, cls)(_plain_optimizer(lib), *args))
-              for L, lib in [(E, ember), (T, torch)]]
+    errors = [
+        _error(lambda L=L, lib=lib: getattr(L, cls)(_plain_optimizer(lib), *args))
+        for L, lib in [(E, ember), (T, torch)]
+    ]
     assert errors[0] == errors[1]
     assert errors[0][0] is ValueError and "cycle_momentum" in errors[0][1]
     # without cycle_momentum such an optimizer is fine
@@ -593,13 +717,20 @@ def test_plateau_min_lrs_must_follow_new_groups():
 
 # ---- attached to ember optimizers in a training loop -----------------------------------------
 @needs_torch
-@pytest.mark.parametrize("kind,make", [
-    ("sgd", lambda L, o: L.OneCycleLR(o, 0.2, total_steps=25)),
-    ("adam", lambda L, o: L.CyclicLR(o, 0.001, 0.05, step_size_up=4, mode="triangular2")),
-    ("sgd", lambda L, o: L.CosineAnnealingWarmRestarts(o, 3, 2)),
-    ("adam", lambda L, o: L.SequentialLR(o, [L.LinearLR(o, 0.1, total_iters=5),
-                                            L.CosineAnnealingLR(o, 20)], [5])),
-])
+@pytest.mark.parametrize(
+    "kind,make",
+    [
+        ("sgd", lambda L, o: L.OneCycleLR(o, 0.2, total_steps=25)),
+        ("adam", lambda L, o: L.CyclicLR(o, 0.001, 0.05, step_size_up=4, mode="triangular2")),
+        ("sgd", lambda L, o: L.CosineAnnealingWarmRestarts(o, 3, 2)),
+        (
+            "adam",
+            lambda L, o: L.SequentialLR(
+                o, [L.LinearLR(o, 0.1, total_iters=5), L.CosineAnnealingLR(o, 20)], [5]
+            ),
+        ),
+    ],
+)
 def test_training_trajectory_matches_torch(kind, make):
     import numpy as np
 

@@ -88,13 +88,15 @@ def test_result_dtype_and_values_match_torch(case):
     fn = DTYPE_CASES[case]
 
     def make(lib):
-        return (lib.tensor([1, 2, 3]), lib.tensor([1.0, -2.0, 3.5]),
-                lib.tensor([True, False, True]))
+        return (
+            lib.tensor([1, 2, 3]),
+            lib.tensor([1.0, -2.0, 3.5]),
+            lib.tensor([True, False, True]),
+        )
 
     got, want = fn(ember, *make(ember)), fn(torch, *make(torch))
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
-    np.testing.assert_allclose(_np(got).astype(np.float64), _np(want).astype(np.float64),
-                               rtol=1e-6)
+    np.testing.assert_allclose(_np(got).astype(np.float64), _np(want).astype(np.float64), rtol=1e-6)
 
 
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
@@ -217,41 +219,50 @@ def test_inplace_operators_keep_identity_and_bump_version():
 
 
 # ---- errors --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("call,exc,match", [
-    (lambda f, i, b: ember.atan2(f, 2.0), TypeError, "must be Tensor"),
-    (lambda f, i, b: ember.maximum(f, 2), TypeError, "must be Tensor"),
-    (lambda f, i, b: ember.hypot(f, 2.0), TypeError, "must be Tensor"),
-    (lambda f, i, b: ember.hypot(i, i), NotImplementedError, "hypot"),
-    (lambda f, i, b: ember.fmod(2, f), TypeError, "must be Tensor"),
-    (lambda f, i, b: ember.exp(2.0), TypeError, "must be Tensor"),
-    (lambda f, i, b: ember.clamp(f), RuntimeError, "At least one"),
-    (lambda f, i, b: ember.clamp(f, f, 1.0), TypeError, "both"),
-    (lambda f, i, b: ember.clamp_min(f, None), TypeError, "min"),
-    (lambda f, i, b: ember.where(i, f, f), RuntimeError, "boolean"),
-    (lambda f, i, b: ember.where(b, f), TypeError, "both"),
-    (lambda f, i, b: f.masked_fill(i, 1.0), RuntimeError, "boolean masks"),
-    (lambda f, i, b: f.masked_fill(b, ember.tensor([1.0])), RuntimeError, "0-dimensional"),
-    (lambda f, i, b: f.masked_fill(b, "x"), TypeError, "value"),
-    (lambda f, i, b: ember.lerp(f, f.double(), 0.5), RuntimeError, "expected dtype"),
-    (lambda f, i, b: ember.lerp(f, f, f.double()), RuntimeError, "weight"),
-    (lambda f, i, b: ember.lerp(i, i, 0.5), NotImplementedError, "lerp"),
-    (lambda f, i, b: ember.addcdiv(f, i, i), RuntimeError, "Integer division"),
-    (lambda f, i, b: ember.remainder(i, 0), RuntimeError, "ZeroDivisionError"),
-    (lambda f, i, b: ember.fmod(i, ember.zeros(3, dtype=ember.int64)), RuntimeError,
-     "ZeroDivisionError"),
-    (lambda f, i, b: ember.remainder(b, b), NotImplementedError, "remainder"),
-    (lambda f, i, b: ember.frac(i), NotImplementedError, "frac"),
-    (lambda f, i, b: ember.abs(b), NotImplementedError, "abs"),
-    (lambda f, i, b: ember.floor(b), NotImplementedError, "floor"),
-    (lambda f, i, b: ember.round(i, decimals=1), NotImplementedError, "round"),
-    (lambda f, i, b: ember.relu(b), RuntimeError, "Boolean"),
-    (lambda f, i, b: ember.positive(b), RuntimeError, "bool"),
-    (lambda f, i, b: f.float_power_(2), RuntimeError, "Double"),
-    (lambda f, i, b: i.sqrt_(), RuntimeError, "can't be cast"),
-    (lambda f, i, b: i.clamp_(0.5), RuntimeError, "can't be cast"),
-    (lambda f, i, b: ember.zeros(3).masked_fill_(ember.zeros(2, 3, dtype=ember.bool), 1.0),
-     RuntimeError, "doesn't match the broadcast shape"),
-])
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda f, i, b: ember.atan2(f, 2.0), TypeError, "must be Tensor"),
+        (lambda f, i, b: ember.maximum(f, 2), TypeError, "must be Tensor"),
+        (lambda f, i, b: ember.hypot(f, 2.0), TypeError, "must be Tensor"),
+        (lambda f, i, b: ember.hypot(i, i), NotImplementedError, "hypot"),
+        (lambda f, i, b: ember.fmod(2, f), TypeError, "must be Tensor"),
+        (lambda f, i, b: ember.exp(2.0), TypeError, "must be Tensor"),
+        (lambda f, i, b: ember.clamp(f), RuntimeError, "At least one"),
+        (lambda f, i, b: ember.clamp(f, f, 1.0), TypeError, "both"),
+        (lambda f, i, b: ember.clamp_min(f, None), TypeError, "min"),
+        (lambda f, i, b: ember.where(i, f, f), RuntimeError, "boolean"),
+        (lambda f, i, b: ember.where(b, f), TypeError, "both"),
+        (lambda f, i, b: f.masked_fill(i, 1.0), RuntimeError, "boolean masks"),
+        (lambda f, i, b: f.masked_fill(b, ember.tensor([1.0])), RuntimeError, "0-dimensional"),
+        (lambda f, i, b: f.masked_fill(b, "x"), TypeError, "value"),
+        (lambda f, i, b: ember.lerp(f, f.double(), 0.5), RuntimeError, "expected dtype"),
+        (lambda f, i, b: ember.lerp(f, f, f.double()), RuntimeError, "weight"),
+        (lambda f, i, b: ember.lerp(i, i, 0.5), NotImplementedError, "lerp"),
+        (lambda f, i, b: ember.addcdiv(f, i, i), RuntimeError, "Integer division"),
+        (lambda f, i, b: ember.remainder(i, 0), RuntimeError, "ZeroDivisionError"),
+        (
+            lambda f, i, b: ember.fmod(i, ember.zeros(3, dtype=ember.int64)),
+            RuntimeError,
+            "ZeroDivisionError",
+        ),
+        (lambda f, i, b: ember.remainder(b, b), NotImplementedError, "remainder"),
+        (lambda f, i, b: ember.frac(i), NotImplementedError, "frac"),
+        (lambda f, i, b: ember.abs(b), NotImplementedError, "abs"),
+        (lambda f, i, b: ember.floor(b), NotImplementedError, "floor"),
+        (lambda f, i, b: ember.round(i, decimals=1), NotImplementedError, "round"),
+        (lambda f, i, b: ember.relu(b), RuntimeError, "Boolean"),
+        (lambda f, i, b: ember.positive(b), RuntimeError, "bool"),
+        (lambda f, i, b: f.float_power_(2), RuntimeError, "Double"),
+        (lambda f, i, b: i.sqrt_(), RuntimeError, "can't be cast"),
+        (lambda f, i, b: i.clamp_(0.5), RuntimeError, "can't be cast"),
+        (
+            lambda f, i, b: ember.zeros(3).masked_fill_(ember.zeros(2, 3, dtype=ember.bool), 1.0),
+            RuntimeError,
+            "doesn't match the broadcast shape",
+        ),
+    ],
+)
 def test_errors(call, exc, match):
     f = ember.tensor([1.0, 2.0, 3.0])
     i = ember.tensor([1, 2, 3])
@@ -301,42 +312,62 @@ GRAD_CASES = {
     "asin_at_1": (lambda lib, x: lib.asin(x), [[1.0, 0.5]]),
     "acosh_at_1": (lambda lib, x: lib.acosh(x), [[1.0, 2.0]]),
     "sign": (lambda lib, x: lib.sign(x), [[0.0, -1.0]]),
-    "round_floor_ceil_trunc": (lambda lib, x: lib.round(x) + lib.floor(x) + lib.ceil(x)
-                               + lib.trunc(x) + lib.round(x, decimals=1), [[0.5, -1.25]]),
+    "round_floor_ceil_trunc": (
+        lambda lib, x: (
+            lib.round(x) + lib.floor(x) + lib.ceil(x) + lib.trunc(x) + lib.round(x, decimals=1)
+        ),
+        [[0.5, -1.25]],
+    ),
     "frac": (lambda lib, x: lib.frac(x), [[1.5, -1.5]]),
-    "clamp_bounds_inclusive": (lambda lib, x: lib.clamp(x, 0.0, 1.0),
-                               [[0.0, 0.5, 1.0, 2.0, -1.0, NAN]]),
+    "clamp_bounds_inclusive": (
+        lambda lib, x: lib.clamp(x, 0.0, 1.0),
+        [[0.0, 0.5, 1.0, 2.0, -1.0, NAN]],
+    ),
     "clamp_min_gt_max": (lambda lib, x: lib.clamp(x, 1.0, 0.0), [[0.5, 2.0]]),
-    "clamp_tensors": (lambda lib, x, lo, hi: lib.clamp(x, lo, hi),
-                      [[0.0, 0.5, 1.0, 2.0, -1.0, 0.5], [0.0] * 5 + [1.0], [1.0] * 5 + [0.0]]),
+    "clamp_tensors": (
+        lambda lib, x, lo, hi: lib.clamp(x, lo, hi),
+        [[0.0, 0.5, 1.0, 2.0, -1.0, 0.5], [0.0] * 5 + [1.0], [1.0] * 5 + [0.0]],
+    ),
     "clamp_min_tensor": (lambda lib, x, lo: lib.clamp(x, min=lo), [[0.0, 0.5, -1.0], [0.0] * 3]),
     "clamp_max_tensor": (lambda lib, x, hi: lib.clamp_max(x, hi), [[1.0, 0.5, 2.0], [1.0] * 3]),
-    "maximum_ties": (lambda lib, a, b: lib.maximum(a, b),
-                     [[1.0, 2.0, 3.0, NAN], [1.0, 1.0, 4.0, 1.0]]),
+    "maximum_ties": (
+        lambda lib, a, b: lib.maximum(a, b),
+        [[1.0, 2.0, 3.0, NAN], [1.0, 1.0, 4.0, 1.0]],
+    ),
     "minimum_ties": (lambda lib, a, b: lib.minimum(a, b), [[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]]),
-    "fmax_ties_nan": (lambda lib, a, b: lib.fmax(a, b),
-                      [[1.0, 2.0, NAN, 1.0], [1.0, 1.0, 4.0, NAN]]),
-    "fmin_ties_nan": (lambda lib, a, b: lib.fmin(a, b),
-                      [[1.0, 2.0, NAN, 1.0], [1.0, 1.0, 4.0, NAN]]),
+    "fmax_ties_nan": (
+        lambda lib, a, b: lib.fmax(a, b),
+        [[1.0, 2.0, NAN, 1.0], [1.0, 1.0, 4.0, NAN]],
+    ),
+    "fmin_ties_nan": (
+        lambda lib, a, b: lib.fmin(a, b),
+        [[1.0, 2.0, NAN, 1.0], [1.0, 1.0, 4.0, NAN]],
+    ),
     "atan2_origin": (lambda lib, a, b: lib.atan2(a, b), [[0.0, 1e-170, 1.0], [0.0, 1e-170, 0.0]]),
     "hypot_origin": (lambda lib, a, b: lib.hypot(a, b), [[0.0, 3.0], [0.0, 4.0]]),
-    "xlogy_zeros": (lambda lib, a, b: lib.xlogy(a, b),
-                    [[0.0, 0.0, 0.0, 0.0, 1.0, 0.0], [0.5, 0.0, -1.0, NAN, 0.0, INF]]),
+    "xlogy_zeros": (
+        lambda lib, a, b: lib.xlogy(a, b),
+        [[0.0, 0.0, 0.0, 0.0, 1.0, 0.0], [0.5, 0.0, -1.0, NAN, 0.0, INF]],
+    ),
     "logit": (lambda lib, x: lib.logit(x), [[-0.5, 0.5, 1.5, 0.0, 1.0]]),
     "logit_eps": (lambda lib, x: lib.logit(x, eps=0.1), [[0.05, 0.5, 0.95, 0.1]]),
     "copysign_at_0": (lambda lib, a, b: lib.copysign(a, b), [[0.0, 1.0, -2.0], [1.0, -1.0, 1.0]]),
     "nan_to_num": (lambda lib, x: lib.nan_to_num(x), [[NAN, INF, 1.0]]),
-    "remainder_fmod": (lambda lib, a, b: lib.remainder(a, b) + lib.fmod(a, b),
-                       [[5.0, -5.0], [3.0, 3.0]]),
+    "remainder_fmod": (
+        lambda lib, a, b: lib.remainder(a, b) + lib.fmod(a, b),
+        [[5.0, -5.0], [3.0, 3.0]],
+    ),
     "where": (lambda lib, x, y: lib.where(x > 1, x, y), [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]),
     "where_bcast": (lambda lib, x, y: lib.where(y > 0, x, y), [[1.0, 2.0], [[1.0], [-1.0]]]),
     "masked_fill_value": (lambda lib, x, v: x.masked_fill(x > 1, v), [[1.0, 2.0, 3.0], 7.0]),
     "lerp_tensor": (lambda lib, a, b, w: lib.lerp(a, b, w), [[1.0, 2.0], [3.0, 5.0], [0.2, 0.8]]),
-    "addcdiv": (lambda lib, x, a, b: lib.addcdiv(x, a, b, value=0.5),
-                [[1.0, 2.0], [3.0, 4.0], [2.0, -1.0]]),
+    "addcdiv": (
+        lambda lib, x, a, b: lib.addcdiv(x, a, b, value=0.5),
+        [[1.0, 2.0], [3.0, 4.0], [2.0, -1.0]],
+    ),
     "float_power_zero": (lambda lib, x, y: lib.float_power(x, y), [[0.0, 2.0], [0.0, 3.0]]),
-    "pow_zero": (lambda lib, x, y: x ** y, [[0.0, 0.0, 2.0], [0.0, 2.0, 0.0]]),
-    "pow_scalar_zero": (lambda lib, x: x ** 0 + 2.0 ** x, [[0.0, 1.5]]),
+    "pow_zero": (lambda lib, x, y: x**y, [[0.0, 0.0, 2.0], [0.0, 2.0, 0.0]]),
+    "pow_scalar_zero": (lambda lib, x: x**0 + 2.0**x, [[0.0, 1.5]]),
     "erfinv": (lambda lib, x: lib.erfinv(x), [[0.0, 0.5, -0.9]]),
 }
 
@@ -358,8 +389,7 @@ def test_gradients_match_torch(case):
     for a, b in zip(ge, gt, strict=True):
         b = np.zeros(b.shape) if b is None or b._is_zerotensor() else _np(b)
         a = np.zeros(b.shape) if a is None else _np(a)
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300, equal_nan=True,
-                                   err_msg=case)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300, equal_nan=True, err_msg=case)
 
 
 SECOND = {
@@ -385,8 +415,9 @@ def test_double_backward_matches_torch(case):
     for lib in (ember, torch):
         _, ts, g = _grads(lib, fn, vals, create_graph=True)
         total = sum((gi * gi).sum() for gi in g)
-        res.append([None if h is None else _np(h)
-                    for h in lib.autograd.grad(total, ts, allow_unused=True)])
+        res.append(
+            [None if h is None else _np(h) for h in lib.autograd.grad(total, ts, allow_unused=True)]
+        )
     for a, b in zip(*res, strict=True):
         # an input the first gradient does not depend on: None, or zeros
         assert (a is None or not a.any()) if b is None else a is not None
@@ -397,26 +428,35 @@ def test_double_backward_matches_torch(case):
 def test_grad_fn_names_match_torch():
     torch = _torch()
     calls = {
-        "exp": lambda lib, x, y: lib.exp(x), "square": lambda lib, x, y: lib.square(x),
-        "logit": lambda lib, x, y: lib.logit(x), "relu": lambda lib, x, y: lib.relu(x),
+        "exp": lambda lib, x, y: lib.exp(x),
+        "square": lambda lib, x, y: lib.square(x),
+        "logit": lambda lib, x, y: lib.logit(x),
+        "relu": lambda lib, x, y: lib.relu(x),
         "round_dec": lambda lib, x, y: lib.round(x, decimals=1),
-        "rem_scalar": lambda lib, x, y: x % 2, "rem": lambda lib, x, y: x % y,
-        "fmod": lambda lib, x, y: lib.fmod(x, 2.0), "atan2": lambda lib, x, y: lib.atan2(x, y),
-        "maximum": lambda lib, x, y: lib.maximum(x, y), "hypot": lambda lib, x, y: lib.hypot(x, y),
+        "rem_scalar": lambda lib, x, y: x % 2,
+        "rem": lambda lib, x, y: x % y,
+        "fmod": lambda lib, x, y: lib.fmod(x, 2.0),
+        "atan2": lambda lib, x, y: lib.atan2(x, y),
+        "maximum": lambda lib, x, y: lib.maximum(x, y),
+        "hypot": lambda lib, x, y: lib.hypot(x, y),
         "copysign": lambda lib, x, y: lib.copysign(x, -1.0),
-        "xlogy": lambda lib, x, y: lib.xlogy(x, y), "xlogy1": lambda lib, x, y: lib.xlogy(2, y),
+        "xlogy": lambda lib, x, y: lib.xlogy(x, y),
+        "xlogy1": lambda lib, x, y: lib.xlogy(2, y),
         "xlogy2": lambda lib, x, y: lib.xlogy(x, 2.0),
-        "clamp": lambda lib, x, y: lib.clamp(x, 0, 1), "clamp_t": lambda lib, x, y: x.clamp(y),
+        "clamp": lambda lib, x, y: lib.clamp(x, 0, 1),
+        "clamp_t": lambda lib, x, y: x.clamp(y),
         "clamp_min": lambda lib, x, y: lib.clamp_min(x, 0),
         "clamp_min_t": lambda lib, x, y: lib.clamp_min(x, y),
         "clamp_max": lambda lib, x, y: lib.clamp_max(x, 0),
         "where": lambda lib, x, y: lib.where(x > 0.5, x, y),
-        "lerp": lambda lib, x, y: lib.lerp(x, y, 0.3), "lerp_t": lambda lib, x, y: x.lerp(y, y),
+        "lerp": lambda lib, x, y: lib.lerp(x, y, 0.3),
+        "lerp_t": lambda lib, x, y: x.lerp(y, y),
         "addcmul": lambda lib, x, y: lib.addcmul(x, x, y),
         "addcdiv": lambda lib, x, y: lib.addcdiv(x, x, y),
         "masked_fill": lambda lib, x, y: x.masked_fill(x > 0.5, 1.0),
         "masked_fill_t": lambda lib, x, y: x.masked_fill(x > 0.5, y.sum()),
-        "nan_to_num": lambda lib, x, y: lib.nan_to_num(x), "log1p": lambda lib, x, y: x.log1p(),
+        "nan_to_num": lambda lib, x, y: lib.nan_to_num(x),
+        "log1p": lambda lib, x, y: x.log1p(),
     }
     for name, fn in calls.items():
         got = fn(ember, *[ember.tensor([0.3, 0.7], requires_grad=True) for _ in range(2)])
@@ -453,8 +493,12 @@ def test_inplace_grads_and_versions_match_torch():
 
 
 _ARITH_INPLACE = [
-    ("add_", {}), ("add_", {"alpha": 0.5}), ("sub_", {}), ("sub_", {"alpha": 3}),
-    ("mul_", {}), ("div_", {}),
+    ("add_", {}),
+    ("add_", {"alpha": 0.5}),
+    ("sub_", {}),
+    ("sub_", {"alpha": 3}),
+    ("mul_", {}),
+    ("div_", {}),
 ]
 
 
@@ -466,8 +510,12 @@ def test_inplace_arithmetic_without_grad_matches_torch_and_writes_in_place(op, k
     torch = _torch()
     rng = np.random.default_rng(0)
     base = rng.uniform(0.5, 2.0, (4, 3))
-    other = {"same_shape": rng.uniform(0.5, 2.0, (4, 3)), "broadcast_row": rng.uniform(0.5, 2.0, 3),
-             "python_float": 0.75, "python_int": 3}[operand]
+    other = {
+        "same_shape": rng.uniform(0.5, 2.0, (4, 3)),
+        "broadcast_row": rng.uniform(0.5, 2.0, 3),
+        "python_float": 0.75,
+        "python_int": 3,
+    }[operand]
 
     def run(lib):
         dt = getattr(lib, dtype)
@@ -493,11 +541,13 @@ def test_inplace_arithmetic_direct_path_takes_only_what_needs_no_promotion():
     x = ember.ones(3)
     assert pw._inplace_direct(x, pw.add, (ember.ones(3),), {"alpha": 2.0})
     assert x.tolist() == [3.0, 3.0, 3.0] and x._version == 1
-    refused = [(ember.ones(3, dtype=ember.int64), pw.add, (1,), {}),  # integer tensor
-               (ember.ones(3), pw.add, (ember.ones(3, dtype=ember.float64),), {}),  # promotes
-               (ember.ones(3), pw.div, (2.0,), {"rounding_mode": "floor"}),
-               (ember.ones(3), pw.add, (ember.ones(2, 3),), {}),  # does not fit: general path
-               (ember.ones(3, device="meta"), pw.mul, (2.0,), {})]
+    refused = [
+        (ember.ones(3, dtype=ember.int64), pw.add, (1,), {}),  # integer tensor
+        (ember.ones(3), pw.add, (ember.ones(3, dtype=ember.float64),), {}),  # promotes
+        (ember.ones(3), pw.div, (2.0,), {"rounding_mode": "floor"}),
+        (ember.ones(3), pw.add, (ember.ones(2, 3),), {}),  # does not fit: general path
+        (ember.ones(3, device="meta"), pw.mul, (2.0,), {}),
+    ]
     for t, fn, args, kw in refused:
         assert not pw._inplace_direct(t, fn, args, kw)
         assert t._version == 0

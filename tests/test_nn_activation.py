@@ -20,8 +20,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 # (name, function name in both libraries, positional args, keyword args)
 CASES = [
@@ -61,8 +62,32 @@ IDS = [c[0] for c in CASES]
 
 _RNG = np.random.default_rng(0)
 # random values plus the corners and tails where the formulas switch or overflow
-EDGES = [0.0, -0.0, 1e3, -1e3, 30.0, -30.0, 20.0, 19.99, 20.01, 3.0, -3.0, 6.0, -1.0, 1.0,
-         0.5, -0.5, 1e-300, -1e-300, 1e-8, -1e-8, 88.0, -88.0, 40.0, -40.0]
+EDGES = [
+    0.0,
+    -0.0,
+    1e3,
+    -1e3,
+    30.0,
+    -30.0,
+    20.0,
+    19.99,
+    20.01,
+    3.0,
+    -3.0,
+    6.0,
+    -1.0,
+    1.0,
+    0.5,
+    -0.5,
+    1e-300,
+    -1e-300,
+    1e-8,
+    -1e-8,
+    88.0,
+    -88.0,
+    40.0,
+    -40.0,
+]
 X64 = np.concatenate([_RNG.standard_normal(60) * 3, EDGES])
 
 
@@ -95,8 +120,22 @@ def test_float64_values_and_gradients_match_torch(case):
 
 # second derivatives compared where torch's are finite (mish: torch's composite formula gives
 # nan at x = 1e3, where the true value is 0)
-SECOND = ["elu_1.3", "selu", "celu_0.7", "gelu", "gelu_tanh", "silu", "mish", "softplus",
-          "softplus_2_5", "logsigmoid", "hardswish", "softsign", "tanhshrink", "sigmoid"]
+SECOND = [
+    "elu_1.3",
+    "selu",
+    "celu_0.7",
+    "gelu",
+    "gelu_tanh",
+    "silu",
+    "mish",
+    "softplus",
+    "softplus_2_5",
+    "logsigmoid",
+    "hardswish",
+    "softsign",
+    "tanhshrink",
+    "sigmoid",
+]
 
 
 @needs_torch
@@ -180,9 +219,23 @@ def test_gradcheck(case):
     assert ember.autograd.gradcheck(lambda t: f(t, *args, **kwargs), (_away_from_kinks(),))
 
 
-@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "silu", "mish", "elu_1.3", "selu",
-                                  "celu_0.7", "softplus_2_5", "logsigmoid", "hardswish",
-                                  "leaky_relu_0.2", "relu"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gelu",
+        "gelu_tanh",
+        "silu",
+        "mish",
+        "elu_1.3",
+        "selu",
+        "celu_0.7",
+        "softplus_2_5",
+        "logsigmoid",
+        "hardswish",
+        "leaky_relu_0.2",
+        "relu",
+    ],
+)
 def test_gradgradcheck(name):
     _, fname, args, kwargs = CASES[IDS.index(name)]
     f = getattr(F, fname)
@@ -230,10 +283,18 @@ def test_primitive_equals_the_composition(name):
 
 # ---- in-place forms -----------------------------------------------------------------------------
 INPLACE = [
-    ("relu", (), F.relu_), ("relu6", (), None), ("leaky_relu", (0.2,), F.leaky_relu_),
-    ("elu", (0.8,), F.elu_), ("selu", (), F.selu_), ("celu", (1.5,), F.celu_),
-    ("silu", (), None), ("mish", (), None), ("hardtanh", (-0.5, 0.5), F.hardtanh_),
-    ("hardsigmoid", (), None), ("hardswish", (), None), ("threshold", (0.1, 2.0), F.threshold_),
+    ("relu", (), F.relu_),
+    ("relu6", (), None),
+    ("leaky_relu", (0.2,), F.leaky_relu_),
+    ("elu", (0.8,), F.elu_),
+    ("selu", (), F.selu_),
+    ("celu", (1.5,), F.celu_),
+    ("silu", (), None),
+    ("mish", (), None),
+    ("hardtanh", (-0.5, 0.5), F.hardtanh_),
+    ("hardsigmoid", (), None),
+    ("hardswish", (), None),
+    ("threshold", (0.1, 2.0), F.threshold_),
 ]
 
 
@@ -259,8 +320,11 @@ def test_inplace_writes_the_input_and_backpropagates_like_torch(fname, args, und
 
 def test_inplace_on_a_leaf_that_requires_grad_raises():
     x = ember.ones(3, requires_grad=True)
-    for f in (lambda t: F.gelu(t) if False else F.elu(t, inplace=True),
-              lambda t: F.leaky_relu(t, inplace=True), lambda t: F.hardtanh_(t)):
+    for f in (
+        lambda t: F.gelu(t) if False else F.elu(t, inplace=True),
+        lambda t: F.leaky_relu(t, inplace=True),
+        lambda t: F.hardtanh_(t),
+    ):
         with pytest.raises(RuntimeError, match="leaf"):
             f(x)
 
@@ -293,8 +357,10 @@ ERRORS = [
     ("softshrink_lambd", lambda m: m.softshrink(m_arange(m, 3), -1.0)),
     ("rrelu_bounds", lambda m: m.rrelu(m_arange(m, 3), 0.5, 0.1, training=True)),
     ("prelu_channels", lambda m: m.prelu(m_arange(m, 24).reshape(2, 3, 4), m_arange(m, 4))),
-    ("prelu_ndim", lambda m: m.prelu(m_arange(m, 24).reshape(2, 3, 4),
-                                     m_arange(m, 3).reshape(3, 1))),
+    (
+        "prelu_ndim",
+        lambda m: m.prelu(m_arange(m, 24).reshape(2, 3, 4), m_arange(m, 3).reshape(3, 1)),
+    ),
     ("celu_alpha", lambda m: m.celu(m_arange(m, 3), 0.0)),
     ("relu_type", lambda m: m.gelu([1.0, 2.0])),
 ]
@@ -329,8 +395,9 @@ def test_errors_match_torch_types_and_messages(name, call):
 # ---- rrelu --------------------------------------------------------------------------------------
 def test_rrelu_training_draws_slopes_in_range_and_backpropagates_them():
     ember.manual_seed(0)
-    x = ember.tensor(np.r_[np.linspace(-5, -0.1, 500), 0.0, np.linspace(0.1, 5, 50)],
-                     requires_grad=True)
+    x = ember.tensor(
+        np.r_[np.linspace(-5, -0.1, 500), 0.0, np.linspace(0.1, 5, 50)], requires_grad=True
+    )
     y = F.rrelu(x, 0.1, 0.3, training=True)
     y.sum().backward()
     xn, yn, g = x.detach().numpy(), y.detach().numpy(), x.grad.numpy()
@@ -378,12 +445,19 @@ def test_gumbel_softmax_soft_hard_and_straight_through_gradient():
 @needs_torch
 def test_softmin_and_softmax_modules_match_torch():
     data = _RNG.standard_normal((2, 3, 4, 5))
-    for em, tm in ((nn.Softmin(1), torch.nn.Softmin(1)), (nn.Softmax(-1), torch.nn.Softmax(-1)),
-                   (nn.LogSoftmax(2), torch.nn.LogSoftmax(2)),
-                   (nn.Softmax2d(), torch.nn.Softmax2d())):
+    for em, tm in (
+        (nn.Softmin(1), torch.nn.Softmin(1)),
+        (nn.Softmax(-1), torch.nn.Softmax(-1)),
+        (nn.LogSoftmax(2), torch.nn.LogSoftmax(2)),
+        (nn.Softmax2d(), torch.nn.Softmax2d()),
+    ):
         _close(em(ember.tensor(data)).numpy(), tm(torch.tensor(data)).numpy(), 1e-12, 1e-14)
-    _close(F.softmin(ember.tensor(data), 1, dtype=ember.float32).numpy(),
-           TF.softmin(torch.tensor(data), 1, dtype=torch.float32).numpy(), 1e-6, 1e-7)
+    _close(
+        F.softmin(ember.tensor(data), 1, dtype=ember.float32).numpy(),
+        TF.softmin(torch.tensor(data), 1, dtype=torch.float32).numpy(),
+        1e-6,
+        1e-7,
+    )
     with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got 2D"):
         nn.Softmax2d()(ember.ones(2, 3))
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
@@ -396,15 +470,52 @@ def test_softmin_and_softmax_modules_match_torch():
 def _modules(lib):
     n = lib.nn
     return [
-        n.ReLU(), n.ReLU(True), n.ReLU6(), n.ReLU6(True), n.LeakyReLU(), n.LeakyReLU(0.2, True),
-        n.PReLU(), n.PReLU(4, 0.1), n.RReLU(), n.RReLU(0.1, 0.3, True), n.ELU(),
-        n.ELU(0.5, True), n.SELU(), n.SELU(True), n.CELU(), n.CELU(2.0, True), n.GELU(),
-        n.GELU("tanh"), n.SiLU(), n.SiLU(True), n.Mish(), n.Mish(True), n.Softplus(),
-        n.Softplus(2, 10), n.Softsign(), n.Hardtanh(), n.Hardtanh(-2, 2, True),
-        n.Hardtanh(0.0, 6.0), n.Hardsigmoid(), n.Hardsigmoid(True), n.Hardswish(),
-        n.Hardswish(True), n.Sigmoid(), n.Tanh(), n.LogSigmoid(), n.Tanhshrink(),
-        n.Softshrink(), n.Hardshrink(0.3), n.Threshold(0.1, 20), n.Threshold(0.1, 20, True),
-        n.GLU(), n.GLU(1), n.Softmax(), n.Softmax(1), n.LogSoftmax(1), n.Softmin(0),
+        n.ReLU(),
+        n.ReLU(True),
+        n.ReLU6(),
+        n.ReLU6(True),
+        n.LeakyReLU(),
+        n.LeakyReLU(0.2, True),
+        n.PReLU(),
+        n.PReLU(4, 0.1),
+        n.RReLU(),
+        n.RReLU(0.1, 0.3, True),
+        n.ELU(),
+        n.ELU(0.5, True),
+        n.SELU(),
+        n.SELU(True),
+        n.CELU(),
+        n.CELU(2.0, True),
+        n.GELU(),
+        n.GELU("tanh"),
+        n.SiLU(),
+        n.SiLU(True),
+        n.Mish(),
+        n.Mish(True),
+        n.Softplus(),
+        n.Softplus(2, 10),
+        n.Softsign(),
+        n.Hardtanh(),
+        n.Hardtanh(-2, 2, True),
+        n.Hardtanh(0.0, 6.0),
+        n.Hardsigmoid(),
+        n.Hardsigmoid(True),
+        n.Hardswish(),
+        n.Hardswish(True),
+        n.Sigmoid(),
+        n.Tanh(),
+        n.LogSigmoid(),
+        n.Tanhshrink(),
+        n.Softshrink(),
+        n.Hardshrink(0.3),
+        n.Threshold(0.1, 20),
+        n.Threshold(0.1, 20, True),
+        n.GLU(),
+        n.GLU(1),
+        n.Softmax(),
+        n.Softmax(1),
+        n.LogSoftmax(1),
+        n.Softmin(0),
         n.Softmax2d(),
     ]
 
@@ -413,10 +524,12 @@ def _modules(lib):
 def test_reprs_and_constants_match_torch():
     for em, tm in zip(_modules(ember), _modules(torch), strict=True):
         assert repr(em) == repr(tm)
-        assert getattr(type(em), "__constants__", None) == getattr(type(tm), "__constants__",
-                                                                   None), type(em)
+        assert getattr(type(em), "__constants__", None) == getattr(
+            type(tm), "__constants__", None
+        ), type(em)
         assert [k for k in vars(tm) if not k.startswith("_") and k != "training"] == [
-            k for k in vars(em) if not k.startswith("_") and k != "training"], type(em)
+            k for k in vars(em) if not k.startswith("_") and k != "training"
+        ], type(em)
 
 
 @needs_torch

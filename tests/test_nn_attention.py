@@ -23,8 +23,9 @@ if torch is not None:
     # tiny tensors: torch's intra-op threads only spin against each other on a shared machine
     # (its backward took 0.2 s a call with 2 threads here)
     torch.set_num_threads(1)
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = 1e-9
 
@@ -40,14 +41,15 @@ def _close(a, b, what=""):
         return
     assert a.shape == b.shape, (what, a.shape, b.shape)
     assert np.array_equal(np.isnan(a), np.isnan(b)), what
-    np.testing.assert_allclose(np.nan_to_num(a), np.nan_to_num(b), rtol=TOL, atol=TOL,
-                               err_msg=what)
+    np.testing.assert_allclose(np.nan_to_num(a), np.nan_to_num(b), rtol=TOL, atol=TOL, err_msg=what)
 
 
 def _pair(rng, *shape, grad=True):
     a = rng.standard_normal(shape)
-    return (ember.tensor(a, requires_grad=grad),
-            torch.tensor(a, requires_grad=grad) if torch is not None else None)
+    return (
+        ember.tensor(a, requires_grad=grad),
+        torch.tensor(a, requires_grad=grad) if torch is not None else None,
+    )
 
 
 # ---- scaled_dot_product_attention --------------------------------------------------------------
@@ -99,14 +101,18 @@ def test_sdpa_matches_torch(name, qs, ks, vs, mask, kw):
 
 def test_sdpa_gradcheck_and_gradgradcheck():
     rng = np.random.default_rng(1)
-    q, k, v = (ember.tensor(rng.standard_normal(s), requires_grad=True)
-               for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
+    q, k, v = (
+        ember.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2))
+    )
     m = ember.tensor(rng.standard_normal((3, 5)), requires_grad=True)
     bm = ember.tensor(rng.random((3, 5)) > 0.3)
-    for fn in (lambda q, k, v: EF.scaled_dot_product_attention(q, k, v),
-               lambda q, k, v: EF.scaled_dot_product_attention(q, k, v, is_causal=True),
-               lambda q, k, v: EF.scaled_dot_product_attention(q, k, v, bm, scale=0.7),
-               lambda q, k, v, m: EF.scaled_dot_product_attention(q, k, v, m)):
+    for fn in (
+        lambda q, k, v: EF.scaled_dot_product_attention(q, k, v),
+        lambda q, k, v: EF.scaled_dot_product_attention(q, k, v, is_causal=True),
+        lambda q, k, v: EF.scaled_dot_product_attention(q, k, v, bm, scale=0.7),
+        lambda q, k, v, m: EF.scaled_dot_product_attention(q, k, v, m),
+    ):
         args = (q, k, v, m) if fn.__code__.co_argcount == 4 else (q, k, v)
         assert ember.autograd.gradcheck(fn, args)
         assert ember.autograd.gradgradcheck(fn, args)
@@ -115,8 +121,10 @@ def test_sdpa_gradcheck_and_gradgradcheck():
 def test_attention_weights_output_gradgradcheck():
     # the weights are a second output; their gradient flows through the same node
     rng = np.random.default_rng(2)
-    q, k, v = (ember.tensor(rng.standard_normal(s), requires_grad=True)
-               for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
+    q, k, v = (
+        ember.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2))
+    )
 
     def fn(q, k, v):
         out, w = Attention.apply(q, k, v, None, 0.5, False, None, False)
@@ -148,8 +156,7 @@ def test_backward_bodies_agree(mask, dropout):
         ts = [ember.tensor(a, requires_grad=True) for a in arrays]
         out, w = Attention.apply(*ts, m, 0.5, False, keep, True)
         inputs = ts + ([m] if mask == "float" else [])
-        grads.append(ember.autograd.grad((out, w), inputs, (g_out, g_w),
-                                         create_graph=create_graph))
+        grads.append(ember.autograd.grad((out, w), inputs, (g_out, g_w), create_graph=create_graph))
     for a, b in zip(*grads):
         np.testing.assert_allclose(_np(a), _np(b), rtol=1e-12, atol=1e-12)
 
@@ -185,8 +192,9 @@ def test_sdpa_float32_stays_float32_and_meta():
 
 
 @needs_torch
-@pytest.mark.parametrize("case", ["ndim", "dtype", "mask dtype", "causal and mask", "sizes",
-                                  "gqa heads", "type"])
+@pytest.mark.parametrize(
+    "case", ["ndim", "dtype", "mask dtype", "causal and mask", "sizes", "gqa heads", "type"]
+)
 def test_sdpa_errors_match_torch(case):
     def run(lib, F):
         q = lib.zeros(2, 4, 3, 4, dtype=lib.float64)
@@ -196,12 +204,14 @@ def test_sdpa_errors_match_torch(case):
         if case == "dtype":
             return F.scaled_dot_product_attention(q.float(), k, k)
         if case == "mask dtype":
-            return F.scaled_dot_product_attention(q, k, k, attn_mask=lib.zeros(3, 5,
-                                                                               dtype=lib.int64))
+            return F.scaled_dot_product_attention(
+                q, k, k, attn_mask=lib.zeros(3, 5, dtype=lib.int64)
+            )
         if case == "causal and mask":
             # 3-D: torch's 4-D CPU flash kernel accepts both (ember raises for every shape)
-            return F.scaled_dot_product_attention(q[0], k[0], k[0], lib.ones(3, 5, dtype=lib.bool),
-                                                  is_causal=True)
+            return F.scaled_dot_product_attention(
+                q[0], k[0], k[0], lib.ones(3, 5, dtype=lib.bool), is_causal=True
+            )
         if case == "sizes":
             return F.scaled_dot_product_attention(q, k[..., :3], k)
         if case == "gqa heads":
@@ -219,8 +229,9 @@ def test_sdpa_errors_match_torch(case):
 
 # ---- MultiheadAttention --------------------------------------------------------------------------
 def _load(e, t):
-    e.load_state_dict({k: ember.tensor(v.detach().numpy().copy())
-                       for k, v in t.state_dict().items()})
+    e.load_state_dict(
+        {k: ember.tensor(v.detach().numpy().copy()) for k, v in t.state_dict().items()}
+    )
 
 
 def _mha_inputs(rng, bf, kv, mode, E, L, S, N, H):
@@ -231,8 +242,12 @@ def _mha_inputs(rng, bf, kv, mode, E, L, S, N, H):
     if mode == "kv same":
         kk = rng.standard_normal(shp(S, kv[0] if kv else E))
         return q, kk, kk if not kv or kv[0] == kv[1] else rng.standard_normal(shp(S, kv[1])), S
-    return q, rng.standard_normal(shp(S, kv[0] if kv else E)), rng.standard_normal(
-        shp(S, kv[1] if kv else E)), S
+    return (
+        q,
+        rng.standard_normal(shp(S, kv[0] if kv else E)),
+        rng.standard_normal(shp(S, kv[1] if kv else E)),
+        S,
+    )
 
 
 # batch_first, (kdim, vdim), (add_bias_kv, add_zero_attn), bias: each option on and off
@@ -246,9 +261,17 @@ MHA_GRID = [
     (False, None, (True, True), False),
     (True, (5, 7), (True, False), True),
 ]
-MASK_CASES = [(None, True, True), ("bool", True, False), ("float3d", False, True),
-              ("kpm", True, True), ("kpm float", False, True), ("both", True, True),
-              ("causal", False, True), ("causal", True, True), ("causal kpm", False, True)]
+MASK_CASES = [
+    (None, True, True),
+    ("bool", True, False),
+    ("float3d", False, True),
+    ("kpm", True, True),
+    ("kpm float", False, True),
+    ("both", True, True),
+    ("causal", False, True),
+    ("causal", True, True),
+    ("causal kpm", False, True),
+]
 
 
 @needs_torch
@@ -256,8 +279,14 @@ MASK_CASES = [(None, True, True), ("bool", True, False), ("float3d", False, True
 def test_multihead_attention_matches_torch(bf, kv, extra, bias):
     E, H, L, S, N = 8, 2, 5, 6, 3
     rng = np.random.default_rng(hash((bf, kv, extra, bias)) % 2**32)
-    kw = dict(bias=bias, add_bias_kv=extra[0], add_zero_attn=extra[1], kdim=kv and kv[0],
-              vdim=kv and kv[1], batch_first=bf)
+    kw = dict(
+        bias=bias,
+        add_bias_kv=extra[0],
+        add_zero_attn=extra[1],
+        kdim=kv and kv[0],
+        vdim=kv and kv[1],
+        batch_first=bf,
+    )
     t = torch.nn.MultiheadAttention(E, H, dtype=torch.float64, **kw)
     e = ember.nn.MultiheadAttention(E, H, dtype=ember.float64, **kw)
     assert list(e.state_dict()) == list(t.state_dict())
@@ -270,9 +299,17 @@ def test_multihead_attention_matches_torch(bf, kv, extra, bias):
         if i % 2 != half:
             continue
         mode = modes[(i // 2) % len(modes)]
-        q, k, v, Sx = _mha_inputs(rng, bf, kv, "self" if mask and "causal" in mask and not kv
-                                  else mode, E, L, S if not (mask and "causal" in mask) else L,
-                                  N, H)
+        q, k, v, Sx = _mha_inputs(
+            rng,
+            bf,
+            kv,
+            "self" if mask and "causal" in mask and not kv else mode,
+            E,
+            L,
+            S if not (mask and "causal" in mask) else L,
+            N,
+            H,
+        )
         Sx = k.shape[1] if bf else k.shape[0]
         am = kpm = None
         causal = False
@@ -299,10 +336,26 @@ def test_multihead_attention_matches_torch(bf, kv, extra, bias):
         def f(x, lib):
             return None if x is None else lib.tensor(x)
 
-        to, tw = t(tq, tk, tv, key_padding_mask=f(kpm, torch), need_weights=nw,
-                   attn_mask=f(am, torch), average_attn_weights=avg, is_causal=causal)
-        eo, ew = e(eq, ek, ev, key_padding_mask=f(kpm, ember), need_weights=nw,
-                   attn_mask=f(am, ember), average_attn_weights=avg, is_causal=causal)
+        to, tw = t(
+            tq,
+            tk,
+            tv,
+            key_padding_mask=f(kpm, torch),
+            need_weights=nw,
+            attn_mask=f(am, torch),
+            average_attn_weights=avg,
+            is_causal=causal,
+        )
+        eo, ew = e(
+            eq,
+            ek,
+            ev,
+            key_padding_mask=f(kpm, ember),
+            need_weights=nw,
+            attn_mask=f(am, ember),
+            average_attn_weights=avg,
+            is_causal=causal,
+        )
         what = f"mask={mask} need_weights={nw} avg={avg} inputs={mode}"
         _close(eo, to, what + " output")
         _close(ew, tw, what + " weights")
@@ -331,10 +384,14 @@ def test_multihead_attention_unbatched(bf):
     m = rng.standard_normal((2, 5, 5))
     kpm = np.array([False, True, False, False, True])
     for kw in ({}, {"attn_mask": m}, {"key_padding_mask": kpm, "need_weights": False}):
-        to, tw = t(*[torch.tensor(x)] * 3, **{k: torch.tensor(v) if isinstance(v, np.ndarray)
-                                               else v for k, v in kw.items()})
-        eo, ew = e(*[ember.tensor(x)] * 3, **{k: ember.tensor(v) if isinstance(v, np.ndarray)
-                                               else v for k, v in kw.items()})
+        to, tw = t(
+            *[torch.tensor(x)] * 3,
+            **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()},
+        )
+        eo, ew = e(
+            *[ember.tensor(x)] * 3,
+            **{k: ember.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()},
+        )
         _close(eo, to, str(kw))
         _close(ew, tw, str(kw))
 
@@ -343,16 +400,36 @@ def test_multihead_attention_unbatched(bf):
 def test_multi_head_attention_forward_functional_and_static_kv():
     rng = np.random.default_rng(5)
     E, H, L, N = 8, 2, 4, 3
-    arrays = {"x": rng.standard_normal((L, N, E)), "w": rng.standard_normal((3 * E, E)),
-              "b": rng.standard_normal(3 * E), "ow": rng.standard_normal((E, E)),
-              "ob": rng.standard_normal(E), "sk": rng.standard_normal((N * H, 6, E // H)),
-              "sv": rng.standard_normal((N * H, 6, E // H))}
+    arrays = {
+        "x": rng.standard_normal((L, N, E)),
+        "w": rng.standard_normal((3 * E, E)),
+        "b": rng.standard_normal(3 * E),
+        "ow": rng.standard_normal((E, E)),
+        "ob": rng.standard_normal(E),
+        "sk": rng.standard_normal((N * H, 6, E // H)),
+        "sv": rng.standard_normal((N * H, 6, E // H)),
+    }
     results = []
     for lib, F in ((torch, TF), (ember, EF)):
         a = {k: lib.tensor(v, requires_grad=True) for k, v in arrays.items()}
         out, w = F.multi_head_attention_forward(
-            a["x"], a["x"], a["x"], E, H, a["w"], a["b"], None, None, False, 0.0, a["ow"],
-            a["ob"], static_k=a["sk"], static_v=a["sv"], average_attn_weights=False)
+            a["x"],
+            a["x"],
+            a["x"],
+            E,
+            H,
+            a["w"],
+            a["b"],
+            None,
+            None,
+            False,
+            0.0,
+            a["ow"],
+            a["ob"],
+            static_k=a["sk"],
+            static_v=a["sv"],
+            average_attn_weights=False,
+        )
         (out.sum() + w.square().sum()).backward()
         results.append([out, w] + [a[k].grad for k in arrays])
     for e, t in zip(results[1], results[0]):
@@ -362,13 +439,16 @@ def test_multi_head_attention_forward_functional_and_static_kv():
 def test_multi_head_attention_forward_gradcheck():
     rng = np.random.default_rng(6)
     E, H, L, N = 4, 2, 3, 2
-    x, w, ow = (ember.tensor(rng.standard_normal(s), requires_grad=True)
-                for s in ((L, N, E), (3 * E, E), (E, E)))
+    x, w, ow = (
+        ember.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in ((L, N, E), (3 * E, E), (E, E))
+    )
     kpm = ember.tensor(np.array([[False, False, True], [False, False, False]]))
 
     def fn(x, w, ow):
-        out, attn = EF.multi_head_attention_forward(x, x, x, E, H, w, None, None, None, False,
-                                                    0.0, ow, None, key_padding_mask=kpm)
+        out, attn = EF.multi_head_attention_forward(
+            x, x, x, E, H, w, None, None, None, False, 0.0, ow, None, key_padding_mask=kpm
+        )
         return out.sum(-1).T + attn.sum(-1)
 
     assert ember.autograd.gradcheck(fn, (x, w, ow))
@@ -417,9 +497,22 @@ def test_multihead_attention_dropout_train_and_eval():
 
 
 @needs_torch
-@pytest.mark.parametrize("case", ["embed", "heads", "divisible", "query dim", "mask dim",
-                                  "mask 2d shape", "mask 3d shape", "kpm shape", "causal hint",
-                                  "mask dtype", "kv shape"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "embed",
+        "heads",
+        "divisible",
+        "query dim",
+        "mask dim",
+        "mask 2d shape",
+        "mask 3d shape",
+        "kpm shape",
+        "causal hint",
+        "mask dtype",
+        "kv shape",
+    ],
+)
 def test_multihead_attention_errors_match_torch(case):
     def run(lib):
         if case == "embed":
@@ -459,5 +552,10 @@ def test_mismatched_mask_types_warn_as_torch():
     m = ember.nn.MultiheadAttention(8, 2)
     x = ember.zeros(4, 3, 8)
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask"):
-        m(x, x, x, key_padding_mask=ember.zeros(3, 4, dtype=ember.bool),
-          attn_mask=ember.zeros(4, 4))
+        m(
+            x,
+            x,
+            x,
+            key_padding_mask=ember.zeros(3, 4, dtype=ember.bool),
+            attn_mask=ember.zeros(4, 4),
+        )

@@ -292,7 +292,8 @@ def test_sequential_repr():
         "    (0): Id()\n"
         "    (1): Scaled()\n"
         "  )\n"
-        ")")
+        ")"
+    )
     assert repr(Sequential()) == "Sequential()"
 
 
@@ -367,8 +368,9 @@ def test_modulelist_append_extend_insert():
     assert list(ml._modules) == [str(i) for i in range(len(ml))]
     with pytest.raises(TypeError, match="is not a Module subclass"):
         ml.insert(0, 3)
-    with pytest.raises(TypeError, match="ModuleList.extend should be called with an iterable, "
-                                        "but got int"):
+    with pytest.raises(
+        TypeError, match="ModuleList.extend should be called with an iterable, but got int"
+    ):
         ml.extend(3)
     with pytest.raises(TypeError, match="is not a Module subclass"):
         ml.append([a])
@@ -391,7 +393,11 @@ def test_modulelist_shared_module_reported_once():
     ml = ModuleList([a, a])
     assert _names(ml) == ["0.weight", "0.bias"]
     assert [n for n, _ in ml.named_parameters(remove_duplicate=False)] == [
-        "0.weight", "0.bias", "1.weight", "1.bias"]
+        "0.weight",
+        "0.bias",
+        "1.weight",
+        "1.bias",
+    ]
 
 
 def test_modulelist_repr_groups_repeats():
@@ -402,7 +408,8 @@ def test_modulelist_repr_groups_repeats():
         "  (3): Id()\n"
         "  (4): Affine(n=2)\n"
         "  (5-6): 2 x Affine(n=3)\n"
-        ")")
+        ")"
+    )
     assert repr(ModuleList()) == "ModuleList()"
 
 
@@ -421,7 +428,8 @@ def test_modulelist_repr_nested_and_blank_lines():
         "    \n"
         "    b=2\n"
         "  )\n"
-        ")")
+        ")"
+    )
     assert repr(Sequential(Gap())) == "Sequential(\n  (0): Gap(\n    a=1\n\n    b=2\n  )\n)"
 
 
@@ -437,8 +445,7 @@ def test_modulelist_in_a_module_registers_everything():
             return x
 
     net = Net().double()
-    assert _names(net) == ["layers.0.weight", "layers.0.bias", "layers.1.weight",
-                           "layers.1.bias"]
+    assert _names(net) == ["layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"]
     assert all(p.dtype == ember.float64 for p in net.parameters())
     assert net.eval().layers[1].training is False
 
@@ -487,10 +494,12 @@ def test_moduledict_errors():
         md["a"] = 1
     with pytest.raises(KeyError, match="attribute 'keys' already exists"):
         md["keys"] = Id()
-    with pytest.raises(KeyError, match="contain \".\""):
+    with pytest.raises(KeyError, match='contain "."'):
         md["a.b"] = Id()
-    with pytest.raises(TypeError, match="ModuleDict.update should be called with an iterable "
-                                        "of key/value pairs, but got int"):
+    with pytest.raises(
+        TypeError,
+        match="ModuleDict.update should be called with an iterable of key/value pairs, but got int",
+    ):
         md.update(1)
     with pytest.raises(TypeError, match="element #1 should be Iterable; is int"):
         md.update([("a", Id()), 5])
@@ -536,8 +545,9 @@ def test_parameterlist_sequence_protocol():
     same = pl
     pl += (ember.zeros(2),)
     assert pl is same and len(pl) == 7
-    with pytest.raises(TypeError, match="ParameterList.extend should be called with an "
-                                        "iterable, but got Tensor"):
+    with pytest.raises(
+        TypeError, match="ParameterList.extend should be called with an iterable, but got Tensor"
+    ):
         pl.extend(ember.zeros(3))
     with pytest.raises(TypeError, match="but got int"):
         pl.extend(3)
@@ -597,8 +607,9 @@ def test_parameterlist_conversion_and_copy():
 
 
 def test_parameterlist_repr():
-    pl = ParameterList([ember.zeros(2, 3), ember.zeros(4, dtype=ember.float64),
-                        ember.tensor(1.0), "s", Id()])
+    pl = ParameterList(
+        [ember.zeros(2, 3), ember.zeros(4, dtype=ember.float64), ember.tensor(1.0), "s", Id()]
+    )
     # NOTE: the dtype prints as PyTorch prints it, "torch.float32".
     assert repr(pl) == (
         "ParameterList(\n"
@@ -608,7 +619,8 @@ def test_parameterlist_repr():
         "    (3): Object of type: str\n"
         "    (4): Object of type: Id\n"
         "  (4): Id()\n"
-        ")")
+        ")"
+    )
     assert repr(ParameterList()) == "ParameterList()"
 
 
@@ -697,11 +709,14 @@ def test_parameterdict_errors_leave_no_trace():
         pd[1] = ember.zeros(1)
     with pytest.raises(KeyError, match="attribute 'update' already exists"):
         pd["update"] = ember.zeros(1)
-    with pytest.raises(KeyError, match="contain \".\""):
+    with pytest.raises(KeyError, match='contain "."'):
         pd["a.b"] = ember.zeros(1)
     assert len(pd) == 0 and list(pd) == []  # unlike torch, rejected keys are not recorded
-    with pytest.raises(TypeError, match="ParametersDict.update should be called with an "
-                                        "iterable of key/value pairs, but got int"):
+    with pytest.raises(
+        TypeError,
+        match="ParametersDict.update should be called with an "
+        "iterable of key/value pairs, but got int",
+    ):
         pd.update(3)
     with pytest.raises(TypeError, match="element #0 should be Iterable; is int"):
         pd.update([3])
@@ -712,15 +727,22 @@ def test_parameterdict_errors_leave_no_trace():
 
 
 def test_parameterdict_repr():
-    pd = ParameterDict({"w": ember.zeros(2, 3), "d": ember.zeros(4, dtype=ember.float64),
-                        "s": ember.tensor(1.0), "o": 3})
+    pd = ParameterDict(
+        {
+            "w": ember.zeros(2, 3),
+            "d": ember.zeros(4, dtype=ember.float64),
+            "s": ember.tensor(1.0),
+            "o": 3,
+        }
+    )
     assert repr(pd) == (
         "ParameterDict(\n"
         "    (d): Parameter containing: [torch.DoubleTensor of size 4]\n"
         "    (o): Object of type: int\n"
         "    (s): Parameter containing: [torch.FloatTensor of size ]\n"
         "    (w): Parameter containing: [torch.FloatTensor of size 2x3]\n"
-        ")")
+        ")"
+    )
 
 
 def test_parameter_containers_load_state_dict():
@@ -750,12 +772,8 @@ def test_data_parallel_forwards_without_accelerators():
     assert list(dp.state_dict()) == ["module.0.weight", "module.0.bias", "module.1.factor"]
     assert _names(dp) == ["module.0.weight", "module.0.bias"]
     assert repr(dp) == (
-        "DataParallel(\n"
-        "  (module): Sequential(\n"
-        "    (0): Affine(n=2)\n"
-        "    (1): Scaled()\n"
-        "  )\n"
-        ")")
+        "DataParallel(\n  (module): Sequential(\n    (0): Affine(n=2)\n    (1): Scaled()\n  )\n)"
+    )
 
 
 def test_data_parallel_passes_kwargs_and_is_generic():
@@ -782,16 +800,20 @@ def test_replicate_for_data_parallel_does_not_warn():
     assert list(replica) == list(seq) and replica._modules is not seq._modules
     assert replica._buffers is not seq._buffers
 
+
 # ---- parity with torch --------------------------------------------------------------------------
 def _ns(lib, parallel):
     nn = lib.nn
     return types.SimpleNamespace(
-        lib=lib, L=_leaves(lib), Sequential=nn.Sequential if lib is not ember else Sequential,
+        lib=lib,
+        L=_leaves(lib),
+        Sequential=nn.Sequential if lib is not ember else Sequential,
         ModuleList=nn.ModuleList if lib is not ember else ModuleList,
         ModuleDict=nn.ModuleDict if lib is not ember else ModuleDict,
         ParameterList=nn.ParameterList if lib is not ember else ParameterList,
         ParameterDict=nn.ParameterDict if lib is not ember else ParameterDict,
-        DataParallel=parallel)
+        DataParallel=parallel,
+    )
 
 
 def _seq(ns, n=4):
@@ -836,16 +858,22 @@ def _popped(c, k):
 SCENARIOS = {
     "seq": lambda ns: ns.Sequential(ns.L.Affine(2), ns.L.Id(), ns.L.Scaled(2), ns.L.Gap()),
     "seq_empty": lambda ns: ns.Sequential(),
-    "seq_named": lambda ns: ns.Sequential(OrderedDict(
-        [("enc", ns.L.Affine(3)), ("act", ns.L.Id()), ("dec", ns.L.Affine(3))])),
+    "seq_named": lambda ns: ns.Sequential(
+        OrderedDict([("enc", ns.L.Affine(3)), ("act", ns.L.Id()), ("dec", ns.L.Affine(3))])
+    ),
     "seq_slice": lambda ns: _seq(ns)[1:3],
     "seq_slice_reversed": lambda ns: _seq(ns)[::-1],
-    "seq_named_slice": lambda ns: ns.Sequential(OrderedDict(
-        [("a", ns.L.Affine(1)), ("b", ns.L.Affine(2))]))[1:],
+    "seq_named_slice": lambda ns: ns.Sequential(
+        OrderedDict([("a", ns.L.Affine(1)), ("b", ns.L.Affine(2))])
+    )[1:],
     "seq_del": lambda ns: _del(_seq(ns), -2),
     "seq_del_slice": lambda ns: _del(_seq(ns, 6), slice(1, None, 2)),
-    "seq_named_del": lambda ns: _del(ns.Sequential(OrderedDict(
-        [("a", ns.L.Affine(1)), ("b", ns.L.Affine(2)), ("c", ns.L.Id())])), 0),
+    "seq_named_del": lambda ns: _del(
+        ns.Sequential(
+            OrderedDict([("a", ns.L.Affine(1)), ("b", ns.L.Affine(2)), ("c", ns.L.Id())])
+        ),
+        0,
+    ),
     "seq_setitem": lambda ns: _set(_seq(ns), -1, ns.L.Scaled(5)),
     "seq_append": lambda ns: _seq(ns).append(ns.L.Affine(9)),
     "seq_insert_front": lambda ns: _seq(ns).insert(0, ns.L.Affine(9)),
@@ -859,68 +887,120 @@ SCENARIOS = {
     "seq_mul": lambda ns: _seq(ns, 2) * 3,
     "seq_rmul": lambda ns: 2 * _seq(ns, 2),
     "seq_imul": lambda ns: _imul(_seq(ns, 2), 2),
-    "ml": lambda ns: ns.ModuleList([ns.L.Affine(2), ns.L.Affine(2), ns.L.Affine(2), ns.L.Id(),
-                                    ns.L.Affine(2), ns.L.Affine(3), ns.L.Affine(3)]),
+    "ml": lambda ns: ns.ModuleList(
+        [
+            ns.L.Affine(2),
+            ns.L.Affine(2),
+            ns.L.Affine(2),
+            ns.L.Id(),
+            ns.L.Affine(2),
+            ns.L.Affine(3),
+            ns.L.Affine(3),
+        ]
+    ),
     "ml_empty": lambda ns: ns.ModuleList(),
     "ml_one": lambda ns: ns.ModuleList([ns.L.Id()]),
     "ml_nested": lambda ns: ns.ModuleList(
         [ns.Sequential(ns.L.Id(), ns.L.Affine(2)) for _ in range(3)]
-        + [ns.ModuleList([ns.L.Gap(), ns.L.Gap()]), ns.L.Gap()]),
+        + [ns.ModuleList([ns.L.Gap(), ns.L.Gap()]), ns.L.Gap()]
+    ),
     "ml_shared": lambda ns: (lambda a: ns.ModuleList([a, ns.L.Id(), a]))(ns.L.Affine(2)),
     "ml_slice": lambda ns: ns.ModuleList(list(_seq(ns, 5)))[::2],
     "ml_del": lambda ns: _del(ns.ModuleList(list(_seq(ns, 5))), slice(1, 3)),
     "ml_setitem": lambda ns: _set(ns.ModuleList(list(_seq(ns, 3))), -3, ns.L.Id()),
     "ml_insert": lambda ns: (lambda m: m.insert(1, ns.L.Id()) or m)(
-        ns.ModuleList(list(_seq(ns, 3)))),
+        ns.ModuleList(list(_seq(ns, 3)))
+    ),
     "ml_insert_end": lambda ns: (lambda m: m.insert(3, ns.L.Id()) or m)(
-        ns.ModuleList(list(_seq(ns, 3)))),
+        ns.ModuleList(list(_seq(ns, 3)))
+    ),
     "ml_insert_front": lambda ns: (lambda m: m.insert(0, ns.L.Id()) or m)(
-        ns.ModuleList(list(_seq(ns, 3)))),
-    "ml_append_extend": lambda ns: ns.ModuleList([ns.L.Id()]).append(ns.L.Affine(1)).extend(
-        [ns.L.Affine(1), ns.L.Affine(2)]),
+        ns.ModuleList(list(_seq(ns, 3)))
+    ),
+    "ml_append_extend": lambda ns: (
+        ns.ModuleList([ns.L.Id()]).append(ns.L.Affine(1)).extend([ns.L.Affine(1), ns.L.Affine(2)])
+    ),
     "ml_pop": lambda ns: _popped(ns.ModuleList(list(_seq(ns, 3))), 0),
     "ml_add": lambda ns: ns.ModuleList([ns.L.Id()]) + [ns.L.Affine(2), ns.L.Affine(2)],
     "md": lambda ns: ns.ModuleDict({"z": ns.L.Affine(2), "a": ns.L.Id(), "m": ns.L.Gap()}),
     "md_pairs": lambda ns: ns.ModuleDict([("z", ns.L.Affine(2)), ["a", ns.L.Scaled(1)]]),
-    "md_update": lambda ns: _update(ns.ModuleDict({"z": ns.L.Affine(2), "a": ns.L.Id()}),
-                                    OrderedDict([("q", ns.L.Affine(1)), ("z", ns.L.Id())])),
+    "md_update": lambda ns: _update(
+        ns.ModuleDict({"z": ns.L.Affine(2), "a": ns.L.Id()}),
+        OrderedDict([("q", ns.L.Affine(1)), ("z", ns.L.Id())]),
+    ),
     "md_pop": lambda ns: _popped(ns.ModuleDict({"z": ns.L.Affine(2), "a": ns.L.Id()}), "z"),
-    "pl": lambda ns: ns.ParameterList([ns.lib.zeros(2, 3), ns.lib.zeros(4, dtype=ns.lib.float64),
-                                       ns.lib.tensor(1.0), None, "s", 3, ns.L.Affine(2)]),
+    "pl": lambda ns: ns.ParameterList(
+        [
+            ns.lib.zeros(2, 3),
+            ns.lib.zeros(4, dtype=ns.lib.float64),
+            ns.lib.tensor(1.0),
+            None,
+            "s",
+            3,
+            ns.L.Affine(2),
+        ]
+    ),
     "pl_empty": lambda ns: ns.ParameterList(),
     "pl_slice": lambda ns: ns.ParameterList([ns.lib.zeros(i + 1) for i in range(5)])[1::2],
     "pl_setitem": lambda ns: _set(ns.ParameterList([ns.lib.zeros(1), 4]), 1, ns.lib.zeros(2)),
-    "pl_extend": lambda ns: _iadd(ns.ParameterList([ns.lib.zeros(1)]).append(
-        ns.lib.ones(2)).extend([ns.lib.ones(3)]), (ns.lib.ones(4),)),
+    "pl_extend": lambda ns: _iadd(
+        ns.ParameterList([ns.lib.zeros(1)]).append(ns.lib.ones(2)).extend([ns.lib.ones(3)]),
+        (ns.lib.ones(4),),
+    ),
     "pd_dict_sorted": lambda ns: ns.ParameterDict(
-        {"w": ns.lib.zeros(2, 3), "d": ns.lib.zeros(4, dtype=ns.lib.float64),
-         "s": ns.lib.tensor(1.0), "o": 3, "n": None, "m": ns.L.Affine(2)}),
-    "pd_ordered": lambda ns: ns.ParameterDict(OrderedDict(
-        [("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1)), ("a", ns.lib.zeros(3))])),
+        {
+            "w": ns.lib.zeros(2, 3),
+            "d": ns.lib.zeros(4, dtype=ns.lib.float64),
+            "s": ns.lib.tensor(1.0),
+            "o": 3,
+            "n": None,
+            "m": ns.L.Affine(2),
+        }
+    ),
+    "pd_ordered": lambda ns: ns.ParameterDict(
+        OrderedDict([("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1)), ("a", ns.lib.zeros(3))])
+    ),
     "pd_pairs": lambda ns: ns.ParameterDict(
-        [("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1)), ("a", ns.lib.zeros(3))]),
-    "pd_from_pd": lambda ns: ns.ParameterDict(ns.ParameterDict(OrderedDict(
-        [("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1))]))),
-    "pd_update_dict": lambda ns: _update(ns.ParameterDict(OrderedDict(
-        [("z", ns.lib.zeros(1))])), {"y": ns.lib.zeros(2), "a": ns.lib.zeros(3)}),
-    "pd_update_pairs": lambda ns: _update(ns.ParameterDict(OrderedDict(
-        [("z", ns.lib.zeros(1))])), [("y", ns.lib.zeros(2)), ("a", ns.lib.zeros(3))]),
-    "pd_or": lambda ns: ns.ParameterDict({"b": ns.lib.zeros(1)}) | ns.ParameterDict(
-        {"a": ns.lib.zeros(2)}),
-    "pd_ior": lambda ns: _ior(ns.ParameterDict({"b": ns.lib.zeros(1)}),
-                              {"z": ns.lib.zeros(2), "c": ns.lib.zeros(1)}),
-    "pd_replace": lambda ns: _set(ns.ParameterDict({"b": ns.lib.zeros(1), "a": 3}), "a",
-                                  ns.lib.zeros(2)),
-    "pd_popitem": lambda ns: (lambda d: d.popitem() and d)(ns.ParameterDict(
-        {"b": ns.lib.zeros(1), "a": ns.lib.zeros(2), "c": ns.lib.zeros(3)})),
+        [("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1)), ("a", ns.lib.zeros(3))]
+    ),
+    "pd_from_pd": lambda ns: ns.ParameterDict(
+        ns.ParameterDict(OrderedDict([("w", ns.lib.zeros(2)), ("b", ns.lib.zeros(1))]))
+    ),
+    "pd_update_dict": lambda ns: _update(
+        ns.ParameterDict(OrderedDict([("z", ns.lib.zeros(1))])),
+        {"y": ns.lib.zeros(2), "a": ns.lib.zeros(3)},
+    ),
+    "pd_update_pairs": lambda ns: _update(
+        ns.ParameterDict(OrderedDict([("z", ns.lib.zeros(1))])),
+        [("y", ns.lib.zeros(2)), ("a", ns.lib.zeros(3))],
+    ),
+    "pd_or": lambda ns: (
+        ns.ParameterDict({"b": ns.lib.zeros(1)}) | ns.ParameterDict({"a": ns.lib.zeros(2)})
+    ),
+    "pd_ior": lambda ns: _ior(
+        ns.ParameterDict({"b": ns.lib.zeros(1)}), {"z": ns.lib.zeros(2), "c": ns.lib.zeros(1)}
+    ),
+    "pd_replace": lambda ns: _set(
+        ns.ParameterDict({"b": ns.lib.zeros(1), "a": 3}), "a", ns.lib.zeros(2)
+    ),
+    "pd_popitem": lambda ns: (lambda d: d.popitem() and d)(
+        ns.ParameterDict({"b": ns.lib.zeros(1), "a": ns.lib.zeros(2), "c": ns.lib.zeros(3)})
+    ),
     "pd_fromkeys": lambda ns: ns.ParameterDict().fromkeys("zya", ns.lib.zeros(1)),
     "dp": lambda ns: ns.DataParallel(ns.Sequential(ns.L.Affine(2), ns.L.Scaled(2))),
-    "tree": lambda ns: ns.Sequential(OrderedDict([
-        ("blocks", ns.ModuleList([ns.Sequential(ns.L.Affine(2), ns.L.Id()) for _ in range(2)])),
-        ("heads", ns.ModuleDict({"b": ns.L.Affine(2), "a": ns.L.Affine(2)})),
-        ("extra", ns.ParameterList([ns.lib.zeros(2)])),
-        ("table", ns.ParameterDict({"y": ns.lib.zeros(1), "x": ns.lib.zeros(1)})),
-    ])),
+    "tree": lambda ns: ns.Sequential(
+        OrderedDict(
+            [
+                (
+                    "blocks",
+                    ns.ModuleList([ns.Sequential(ns.L.Affine(2), ns.L.Id()) for _ in range(2)]),
+                ),
+                ("heads", ns.ModuleDict({"b": ns.L.Affine(2), "a": ns.L.Affine(2)})),
+                ("extra", ns.ParameterList([ns.lib.zeros(2)])),
+                ("table", ns.ParameterDict({"y": ns.lib.zeros(1), "x": ns.lib.zeros(1)})),
+            ]
+        )
+    ),
 }
 
 
@@ -955,8 +1035,9 @@ def test_parity_with_torch(name, torch_ns):
         assert got[key] == expected[key], f"{name}: {key} differs\n{got[key]}\n!=\n{expected[key]}"
 
 
-@pytest.mark.parametrize("name, width", [("seq_named", 3), ("seq_mul", 2), ("seq_rmul", 2),
-                                         ("seq_iadd", 2), ("dp", 2)])
+@pytest.mark.parametrize(
+    "name, width", [("seq_named", 3), ("seq_mul", 2), ("seq_rmul", 2), ("seq_iadd", 2), ("dp", 2)]
+)
 def test_forward_parity_with_torch(name, width, torch_ns):
     torch = torch_ns.lib
     torch.manual_seed(0)
@@ -973,23 +1054,32 @@ def test_forward_parity_with_torch(name, width, torch_ns):
     assert e_out.flatten().tolist() == pytest.approx(t_out.flatten().tolist())
     t_out.sum().backward()
     e_out.sum().backward()
-    for (tn, tp), (en, ep) in zip(t_net.named_parameters(), e_net.named_parameters(),
-                                  strict=True):
+    for (tn, tp), (en, ep) in zip(t_net.named_parameters(), e_net.named_parameters(), strict=True):
         assert tn == en
         assert ep.grad.tolist() == pytest.approx(tp.grad.tolist())
 
 
 def test_parity_with_torch_linear_layers(torch_ns):
-    linear = pytest.importorskip("ember.nn.modules.linear",
-                                 reason="ember.nn.modules.linear is not available")
+    linear = pytest.importorskip(
+        "ember.nn.modules.linear", reason="ember.nn.modules.linear is not available"
+    )
     torch = torch_ns.lib
 
     def build(nn_linear, nn_identity, ns):
-        return ns.Sequential(OrderedDict([
-            ("stem", nn_linear(4, 8)),
-            ("blocks", ns.ModuleList([nn_linear(8, 8) for _ in range(3)]
-                                     + [nn_identity(), nn_linear(8, 2, bias=False)])),
-        ]))
+        return ns.Sequential(
+            OrderedDict(
+                [
+                    ("stem", nn_linear(4, 8)),
+                    (
+                        "blocks",
+                        ns.ModuleList(
+                            [nn_linear(8, 8) for _ in range(3)]
+                            + [nn_identity(), nn_linear(8, 2, bias=False)]
+                        ),
+                    ),
+                ]
+            )
+        )
 
     t_net = build(torch.nn.Linear, torch.nn.Identity, torch_ns)
     e_net = build(linear.Linear, linear.Identity, _ns(ember, DataParallel))

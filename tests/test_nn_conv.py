@@ -18,8 +18,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 # torch warns that its own kernels copy the input for an even 'same' kernel (not our concern)
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
@@ -29,8 +30,10 @@ RTOL, ATOL = 1e-9, 1e-10
 
 def _pair(shape, seed, requires_grad=True):
     a = np.random.default_rng(seed).standard_normal(shape)
-    return (ember.tensor(a, requires_grad=requires_grad),
-            torch.tensor(a, requires_grad=requires_grad))
+    return (
+        ember.tensor(a, requires_grad=requires_grad),
+        torch.tensor(a, requires_grad=requires_grad),
+    )
 
 
 def _close(e, t, rtol=RTOL, atol=ATOL):
@@ -62,8 +65,12 @@ CONV_CASES = [
     (2, (2, 4, 7, 7), (6, 4, 3, 3), {}),
     (2, (2, 4, 7, 7), (6, 4, 3, 3), {"padding": 1}),
     (2, (2, 4, 8, 9), (6, 2, 3, 2), {"padding": (1, 0), "dilation": (2, 1), "groups": 2}),
-    (2, (2, 4, 8, 9), (6, 2, 3, 2), {"stride": (2, 3), "padding": (2, 1), "dilation": (1, 2),
-                                     "groups": 2}),
+    (
+        2,
+        (2, 4, 8, 9),
+        (6, 2, 3, 2),
+        {"stride": (2, 3), "padding": (2, 1), "dilation": (1, 2), "groups": 2},
+    ),
     (2, (2, 4, 8, 8), (8, 1, 3, 3), {"padding": 1, "groups": 4}),  # depthwise, multiplier 2
     (2, (2, 4, 8, 8), (4, 1, 3, 3), {"stride": 2, "padding": 1, "groups": 4}),  # depthwise
     (2, (2, 4, 5, 6), (3, 4, 1, 1), {}),  # pointwise
@@ -78,16 +85,21 @@ CONV_CASES = [
     (1, (2, 4, 9), (6, 2, 3), {"stride": 2, "dilation": 2, "groups": 2}),
     (1, (2, 4, 10), (6, 4, 4), {"padding": "same"}),
     (1, (4, 9), (6, 4, 3), {}),
-    (3, (2, 2, 5, 6, 4), (4, 1, 2, 3, 2), {"padding": (1, 0, 1), "dilation": (1, 1, 2),
-                                           "groups": 2}),
+    (
+        3,
+        (2, 2, 5, 6, 4),
+        (4, 1, 2, 3, 2),
+        {"padding": (1, 0, 1), "dilation": (1, 1, 2), "groups": 2},
+    ),
     (3, (2, 2, 5, 6, 4), (4, 2, 2, 3, 2), {"stride": (2, 1, 2), "padding": 1}),
     (3, (1, 2, 6, 6, 6), (3, 2, 3, 3, 3), {"padding": 1}),
 ]
 
 
 @needs_torch
-@pytest.mark.parametrize("dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in
-                                                 enumerate(CONV_CASES)])
+@pytest.mark.parametrize(
+    "dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in enumerate(CONV_CASES)]
+)
 def test_conv_matches_torch(dims, xs, ws, kw, bias):
     name = f"conv{dims}d"
     _run_parity(getattr(F, name), getattr(TF, name), xs, ws, ws[0] if bias else None, **kw)
@@ -96,22 +108,31 @@ def test_conv_matches_torch(dims, xs, ws, kw, bias):
 CONVT_CASES = [
     (2, (2, 4, 5, 5), (4, 3, 3, 3), {}),
     (2, (2, 4, 5, 5), (4, 3, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
-    (2, (2, 4, 5, 6), (4, 2, 3, 2), {"stride": (2, 3), "padding": (1, 0),
-                                     "output_padding": (1, 2), "groups": 2}),
+    (
+        2,
+        (2, 4, 5, 6),
+        (4, 2, 3, 2),
+        {"stride": (2, 3), "padding": (1, 0), "output_padding": (1, 2), "groups": 2},
+    ),
     (2, (2, 4, 5, 6), (4, 2, 3, 2), {"dilation": (2, 1), "padding": (2, 1), "groups": 2}),
     (2, (2, 4, 5, 6), (4, 3, 3, 3), {"dilation": 2, "output_padding": 1}),
     (2, (2, 4, 5, 5), (4, 3, 3, 3), {"padding": 2}),  # output smaller than input
     (2, (4, 5, 5), (4, 3, 3, 3), {"stride": 2}),  # unbatched
     (1, (2, 4, 7), (4, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
     (1, (2, 4, 7), (4, 1, 4), {"groups": 4, "dilation": 2}),
-    (3, (1, 2, 3, 4, 3), (2, 3, 2, 3, 2), {"stride": (2, 1, 2), "padding": (0, 1, 1),
-                                           "output_padding": (1, 0, 0)}),
+    (
+        3,
+        (1, 2, 3, 4, 3),
+        (2, 3, 2, 3, 2),
+        {"stride": (2, 1, 2), "padding": (0, 1, 1), "output_padding": (1, 0, 0)},
+    ),
 ]
 
 
 @needs_torch
-@pytest.mark.parametrize("dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in
-                                                 enumerate(CONVT_CASES)])
+@pytest.mark.parametrize(
+    "dims,xs,ws,kw,bias", [c + (i % 3 != 2,) for i, c in enumerate(CONVT_CASES)]
+)
 def test_conv_transpose_matches_torch(dims, xs, ws, kw, bias):
     name = f"conv_transpose{dims}d"
     nb = ws[1] * kw.get("groups", 1) if bias else None
@@ -119,12 +140,17 @@ def test_conv_transpose_matches_torch(dims, xs, ws, kw, bias):
 
 
 @needs_torch
-@pytest.mark.parametrize("xs,kw", [
-    ((2, 3, 6, 7), {"kernel_size": 2}),
-    ((2, 3, 6, 7), {"kernel_size": (2, 3), "stride": (2, 1), "padding": (1, 2),
-                    "dilation": (2, 1)}),
-    ((3, 6, 7), {"kernel_size": 3, "padding": 1}),
-])
+@pytest.mark.parametrize(
+    "xs,kw",
+    [
+        ((2, 3, 6, 7), {"kernel_size": 2}),
+        (
+            (2, 3, 6, 7),
+            {"kernel_size": (2, 3), "stride": (2, 1), "padding": (1, 2), "dilation": (2, 1)},
+        ),
+        ((3, 6, 7), {"kernel_size": 3, "padding": 1}),
+    ],
+)
 def test_unfold_fold_match_torch(xs, kw):
     ex, tx = _pair(xs, 0)
     ey, ty = F.unfold(ex, **kw), TF.unfold(tx, **kw)
@@ -145,13 +171,16 @@ def test_unfold_fold_match_torch(xs, kw):
 def test_float32_and_half_match_torch():
     ex, tx = _pair((2, 3, 9, 9), 0, requires_grad=False)
     ew, tw = _pair((4, 3, 3, 3), 1, requires_grad=False)
-    for edt, tdt, tol in ((ember.float32, torch.float32, 1e-5), (ember.float16, torch.float16,
-                                                                 2e-2)):
+    for edt, tdt, tol in (
+        (ember.float32, torch.float32, 1e-5),
+        (ember.float16, torch.float16, 2e-2),
+    ):
         ey = F.conv2d(ex.to(edt), ew.to(edt), padding=1)
         ty = TF.conv2d(tx.to(tdt), tw.to(tdt), padding=1)
         assert ey.dtype == edt
-        np.testing.assert_allclose(ey.numpy().astype(np.float64),
-                                   ty.numpy().astype(np.float64), rtol=tol, atol=tol)
+        np.testing.assert_allclose(
+            ey.numpy().astype(np.float64), ty.numpy().astype(np.float64), rtol=tol, atol=tol
+        )
 
 
 def test_output_is_contiguous_and_named_like_torch():
@@ -168,14 +197,17 @@ def _t(shape, seed):
     return ember.tensor(a, requires_grad=True)
 
 
-@pytest.mark.parametrize("fn,xs,ws,kw", [
-    (F.conv2d, (2, 4, 5, 5), (6, 2, 3, 2), {"padding": 1, "groups": 2}),
-    (F.conv2d, (1, 2, 6, 5), (3, 2, 2, 3), {"stride": 2, "dilation": (1, 2), "padding": 1}),
-    (F.conv1d, (2, 3, 6), (2, 3, 3), {"padding": "same"}),
-    (F.conv3d, (1, 2, 3, 4, 3), (2, 2, 2, 2, 2), {"padding": (1, 0, 0)}),
-    (F.conv_transpose2d, (1, 2, 3, 4), (2, 3, 3, 2), {"stride": 2, "output_padding": 1}),
-    (F.conv_transpose1d, (2, 4, 5), (4, 1, 3), {"groups": 2, "padding": 1, "dilation": 2}),
-])
+@pytest.mark.parametrize(
+    "fn,xs,ws,kw",
+    [
+        (F.conv2d, (2, 4, 5, 5), (6, 2, 3, 2), {"padding": 1, "groups": 2}),
+        (F.conv2d, (1, 2, 6, 5), (3, 2, 2, 3), {"stride": 2, "dilation": (1, 2), "padding": 1}),
+        (F.conv1d, (2, 3, 6), (2, 3, 3), {"padding": "same"}),
+        (F.conv3d, (1, 2, 3, 4, 3), (2, 2, 2, 2, 2), {"padding": (1, 0, 0)}),
+        (F.conv_transpose2d, (1, 2, 3, 4), (2, 3, 3, 2), {"stride": 2, "output_padding": 1}),
+        (F.conv_transpose1d, (2, 4, 5), (4, 1, 3), {"groups": 2, "padding": 1, "dilation": 2}),
+    ],
+)
 def test_gradcheck_and_gradgradcheck(fn, xs, ws, kw):
     x, w = _t(xs, 0), _t(ws, 1)
     nb = w.shape[1] * kw.get("groups", 1) if "transpose" in fn.__name__ else w.shape[0]
@@ -190,8 +222,7 @@ def test_unfold_fold_gradgradcheck():
     assert gradcheck(lambda x: F.unfold(x, 2, padding=1, stride=(1, 2)), (x,))
     assert gradgradcheck(lambda x: F.unfold(x, 2, padding=1, stride=(1, 2)) ** 2, (x,))
     c = _t((1, 8, 6), 1)
-    assert gradgradcheck(lambda c: F.fold(c, (3, 4), 2, padding=(0, 1), stride=(1, 2)) ** 2,
-                         (c,))
+    assert gradgradcheck(lambda c: F.fold(c, (3, 4), 2, padding=(0, 1), stride=(1, 2)) ** 2, (c,))
 
 
 @needs_torch
@@ -201,7 +232,7 @@ def test_double_backward_matches_torch():
     results = []
     for x, w, lib, fn in ((ex, ew, ember, F.conv2d), (tx, tw, torch, TF.conv2d)):
         y = fn(x, w, padding=1, stride=2)
-        gx, gw = lib.autograd.grad((y ** 2).sum(), (x, w), create_graph=True)
+        gx, gw = lib.autograd.grad((y**2).sum(), (x, w), create_graph=True)
         (gx.pow(2).sum() + (gw * gw.detach()).sum()).backward()
         results.append((x.grad, w.grad))
     _close(results[0][0], results[1][0], rtol=1e-8)
@@ -280,16 +311,19 @@ def test_dtype_mismatch_and_type_errors():
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x: F.unfold(x, 7),
-    lambda F, x: F.unfold(x, (1, 2, 3)),
-    lambda F, x: F.unfold(x, 0),
-    lambda F, x: F.unfold(x[0, 0], 2),
-    lambda F, x: F.unfold(x.long(), 2),
-    lambda F, x: F.fold(x[0, :3].reshape(3, 5, 5).reshape(1, 15, 5), (5, 5), 2),
-    lambda F, x: F.fold(x.reshape(2, 4, 25)[:, :, :17], (5, 5), 2),
-    lambda F, x: F.fold(x, (5, 5), 2),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x: F.unfold(x, 7),
+        lambda F, x: F.unfold(x, (1, 2, 3)),
+        lambda F, x: F.unfold(x, 0),
+        lambda F, x: F.unfold(x[0, 0], 2),
+        lambda F, x: F.unfold(x.long(), 2),
+        lambda F, x: F.fold(x[0, :3].reshape(3, 5, 5).reshape(1, 15, 5), (5, 5), 2),
+        lambda F, x: F.fold(x.reshape(2, 4, 25)[:, :, :17], (5, 5), 2),
+        lambda F, x: F.fold(x, (5, 5), 2),
+    ],
+)
 def test_unfold_fold_errors_match_torch(call):
     ex, tx = _pair((2, 4, 5, 5), 0, requires_grad=False)
     with pytest.raises(Exception) as te:
@@ -303,8 +337,12 @@ def test_unfold_fold_errors_match_torch(call):
 # ---- modules ---------------------------------------------------------------------------------
 MODULE_CASES = [
     ("Conv2d", (3, 32, 3), {"padding": 1}, (2, 3, 8, 8)),
-    ("Conv2d", (4, 6, (3, 2)), {"stride": (2, 1), "dilation": 2, "groups": 2, "bias": False},
-     (2, 4, 9, 8)),
+    (
+        "Conv2d",
+        (4, 6, (3, 2)),
+        {"stride": (2, 1), "dilation": 2, "groups": 2, "bias": False},
+        (2, 4, 9, 8),
+    ),
     ("Conv2d", (4, 6, 3), {"padding": "same", "padding_mode": "reflect"}, (2, 4, 6, 7)),
     ("Conv2d", (4, 6, 2), {"padding": "same"}, (2, 4, 6, 7)),
     ("Conv2d", (4, 6, 3), {"padding": (1, 2), "padding_mode": "replicate"}, (2, 4, 6, 7)),
@@ -312,10 +350,13 @@ MODULE_CASES = [
     ("Conv2d", (4, 4, 3), {"padding": "valid", "groups": 4}, (2, 4, 6, 7)),
     ("Conv1d", (4, 6, 3), {"padding": 1, "padding_mode": "circular"}, (2, 4, 9)),
     ("Conv1d", (4, 6, 4), {"padding": "same", "padding_mode": "reflect"}, (2, 4, 9)),
-    ("Conv3d", (2, 4, (1, 2, 3)), {"stride": 2, "padding": (0, 1, 1),
-                                   "padding_mode": "replicate"}, (1, 2, 4, 5, 6)),
-    ("ConvTranspose2d", (4, 6, 3), {"stride": 2, "output_padding": 1, "groups": 2},
-     (2, 4, 5, 5)),
+    (
+        "Conv3d",
+        (2, 4, (1, 2, 3)),
+        {"stride": 2, "padding": (0, 1, 1), "padding_mode": "replicate"},
+        (1, 2, 4, 5, 6),
+    ),
+    ("ConvTranspose2d", (4, 6, 3), {"stride": 2, "output_padding": 1, "groups": 2}, (2, 4, 5, 5)),
     ("ConvTranspose2d", (4, 6, 3), {"padding": 1, "dilation": 2, "bias": False}, (4, 5, 5)),
     ("ConvTranspose1d", (4, 6, 3), {"stride": 3, "padding": 1}, (2, 4, 7)),
     ("ConvTranspose3d", (2, 4, 2), {"stride": 2}, (1, 2, 3, 3, 3)),
@@ -336,8 +377,18 @@ def test_module_matches_torch(cls, args, kw, xs):
     assert e.weight.shape == t.weight.shape
     assert e._reversed_padding_repeated_twice == t._reversed_padding_repeated_twice
     assert type(e._reversed_padding_repeated_twice) is type(t._reversed_padding_repeated_twice)
-    for name in ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
-                 "transposed", "output_padding", "groups", "padding_mode"):
+    for name in (
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+        "stride",
+        "padding",
+        "dilation",
+        "transposed",
+        "output_padding",
+        "groups",
+        "padding_mode",
+    ):
         assert getattr(e, name) == getattr(t, name), name
     _copy_state(e, t)
     ex, tx = _pair(xs, 0)
@@ -390,15 +441,18 @@ def test_conv_transpose_output_size_errors(output_size):
 
 
 @needs_torch
-@pytest.mark.parametrize("make", [
-    lambda nn: nn.Conv2d(4, 6, 3, groups=0),
-    lambda nn: nn.Conv2d(4, 6, 3, groups=3),
-    lambda nn: nn.Conv2d(4, 5, 3, groups=2),
-    lambda nn: nn.Conv2d(4, 6, 3, padding="full"),
-    lambda nn: nn.Conv2d(4, 6, 3, padding="same", stride=2),
-    lambda nn: nn.Conv2d(4, 6, 3, padding_mode="mirror"),
-    lambda nn: nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn: nn.Conv2d(4, 6, 3, groups=0),
+        lambda nn: nn.Conv2d(4, 6, 3, groups=3),
+        lambda nn: nn.Conv2d(4, 5, 3, groups=2),
+        lambda nn: nn.Conv2d(4, 6, 3, padding="full"),
+        lambda nn: nn.Conv2d(4, 6, 3, padding="same", stride=2),
+        lambda nn: nn.Conv2d(4, 6, 3, padding_mode="mirror"),
+        lambda nn: nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"),
+    ],
+)
 def test_module_construction_errors_match_torch(make):
     with pytest.raises(Exception) as te:
         make(torch.nn)
@@ -408,22 +462,30 @@ def test_module_construction_errors_match_torch(make):
     # a printed set's order depends on how its literal was compiled: compare the set's contents
     es, ts = str(ee.value), str(te.value)
     if "{" in ts:
-        cut = lambda m: (m[:m.index("{")], m[m.index("}") + 1:],  # noqa: E731
-                         set(m[m.index("{") + 1:m.index("}")].split(", ")))
+        cut = (
+            lambda m: (
+                m[: m.index("{")],
+                m[m.index("}") + 1 :],  # noqa: E731
+                set(m[m.index("{") + 1 : m.index("}")].split(", ")),
+            )
+        )
         es, ts = cut(es), cut(ts)
     assert es == ts
 
 
 @needs_torch
-@pytest.mark.parametrize("cls,args,xs", [
-    ("LazyConv1d", (6, 3), (2, 4, 9)),
-    ("LazyConv2d", (6, 3), (2, 4, 7, 7)),
-    ("LazyConv2d", (6, 3), (4, 7, 7)),
-    ("LazyConv3d", (6, 2), (1, 2, 4, 4, 4)),
-    ("LazyConvTranspose1d", (6, 3), (2, 4, 9)),
-    ("LazyConvTranspose2d", (6, 3), (2, 4, 5, 5)),
-    ("LazyConvTranspose3d", (6, 2), (1, 2, 3, 3, 3)),
-])
+@pytest.mark.parametrize(
+    "cls,args,xs",
+    [
+        ("LazyConv1d", (6, 3), (2, 4, 9)),
+        ("LazyConv2d", (6, 3), (2, 4, 7, 7)),
+        ("LazyConv2d", (6, 3), (4, 7, 7)),
+        ("LazyConv3d", (6, 2), (1, 2, 4, 4, 4)),
+        ("LazyConvTranspose1d", (6, 3), (2, 4, 9)),
+        ("LazyConvTranspose2d", (6, 3), (2, 4, 5, 5)),
+        ("LazyConvTranspose3d", (6, 2), (1, 2, 3, 3, 3)),
+    ],
+)
 def test_lazy_modules_match_torch(cls, args, xs):
     e, t = getattr(ember.nn, cls)(*args), getattr(torch.nn, cls)(*args)
     assert repr(e) == repr(t)
@@ -441,19 +503,23 @@ def test_lazy_module_errors_and_groups():
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         m(ember.ones(1, 6, 5, 5))
     m = ember.nn.LazyConv2d(6, 3)
-    with pytest.raises(RuntimeError, match="Expected 3D .unbatched. or 4D .batched. input to "
-                                           "LazyConv2d"):
+    with pytest.raises(
+        RuntimeError, match="Expected 3D .unbatched. or 4D .batched. input to LazyConv2d"
+    ):
         m(ember.ones(5, 5))
     m = ember.nn.LazyConv2d(6, 3, groups=2)
     m(ember.ones(1, 4, 5, 5))
     assert m.weight.shape == (6, 2, 3, 3) and m.in_channels == 4
 
 
-@pytest.mark.parametrize("make,shape", [
-    (lambda: ember.nn.Conv2d(3, 5, 3, device="meta"), (5, 3, 3, 3)),
-    (lambda: ember.nn.ConvTranspose2d(4, 6, 3, groups=2, device="meta"), (4, 3, 3, 3)),
-    (lambda: ember.nn.Conv3d(2, 4, (1, 2, 3), device="meta"), (4, 2, 1, 2, 3)),
-])
+@pytest.mark.parametrize(
+    "make,shape",
+    [
+        (lambda: ember.nn.Conv2d(3, 5, 3, device="meta"), (5, 3, 3, 3)),
+        (lambda: ember.nn.ConvTranspose2d(4, 6, 3, groups=2, device="meta"), (4, 3, 3, 3)),
+        (lambda: ember.nn.Conv3d(2, 4, (1, 2, 3), device="meta"), (4, 2, 1, 2, 3)),
+    ],
+)
 def test_meta_construction_and_forward(make, shape):
     m = make()
     assert m.weight.is_meta and m.weight.shape == shape
@@ -463,8 +529,14 @@ def test_meta_construction_and_forward(make, shape):
     assert y.is_meta
     cpu = make.__code__  # the same layer on cpu gives the same shape
     del cpu
-    ref = type(m)(m.in_channels, m.out_channels, m.kernel_size, stride=m.stride,
-                  padding=m.padding, groups=m.groups)(ember.zeros(2, m.in_channels, *([7] * D)))
+    ref = type(m)(
+        m.in_channels,
+        m.out_channels,
+        m.kernel_size,
+        stride=m.stride,
+        padding=m.padding,
+        groups=m.groups,
+    )(ember.zeros(2, m.in_channels, *([7] * D)))
     assert y.shape == ref.shape
 
 
@@ -485,8 +557,16 @@ def test_reset_parameters_and_pickle():
     x = ember.randn(1, 2, 5, 5)
     np.testing.assert_array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
     assert ember.nn.Conv2d.__constants__ == [
-        "stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
-        "in_channels", "out_channels", "kernel_size"]
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "padding_mode",
+        "output_padding",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+    ]
 
 
 def test_versioned_init_v2():

@@ -12,8 +12,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RNG = np.random.default_rng(0)
 
@@ -31,9 +32,19 @@ def _close(a, b, tol=1e-9):
 
 # (T, B, C_in, K, C_out, pad): padding, cropping (negative pad), a kernel as long as the padded
 # input, an empty output, an empty kernel, an empty batch, a 1-step kernel
-CASES = [(5, 2, 3, 3, 4, 0), (5, 2, 3, 3, 4, 1), (6, 3, 2, 2, 5, -1), (7, 1, 2, 1, 3, 2),
-         (4, 3, 5, 4, 2, 3), (3, 2, 3, 3, 4, 0), (2, 2, 3, 3, 4, 0), (0, 2, 3, 3, 4, 1),
-         (5, 2, 3, 0, 4, 0), (5, 0, 3, 3, 4, 1), (8, 2, 4, 3, 3, -2)]
+CASES = [
+    (5, 2, 3, 3, 4, 0),
+    (5, 2, 3, 3, 4, 1),
+    (6, 3, 2, 2, 5, -1),
+    (7, 1, 2, 1, 3, 2),
+    (4, 3, 5, 4, 2, 3),
+    (3, 2, 3, 3, 4, 0),
+    (2, 2, 3, 3, 4, 0),
+    (0, 2, 3, 3, 4, 1),
+    (5, 2, 3, 0, 4, 0),
+    (5, 0, 3, 3, 4, 1),
+    (8, 2, 4, 3, 3, -2),
+]
 
 
 @needs_torch
@@ -61,14 +72,16 @@ def test_conv_tbc_keyword_pad_and_dtypes():
     for dt in ("float32", "int32"):
         xs, ws, bs = (a.astype(dt) if dt == "float32" else (a * 3).astype(dt) for a in (x, w, b))
         ey = EF.conv_tbc(ember.tensor(xs), ember.tensor(ws), ember.tensor(bs), pad=1)
-        ty = torch.nn.functional.conv_tbc(torch.tensor(xs), torch.tensor(ws), torch.tensor(bs),
-                                          pad=1)
+        ty = torch.nn.functional.conv_tbc(
+            torch.tensor(xs), torch.tensor(ws), torch.tensor(bs), pad=1
+        )
         assert str(ey.dtype).split(".")[1] == str(ty.dtype).split(".")[1]
         _close(ey, ty, 1e-5)
     # the bias takes the input's dtype, as torch
     ey = EF.conv_tbc(ember.tensor(x), ember.tensor(w), ember.tensor(b.astype("float32")))
-    ty = torch.nn.functional.conv_tbc(torch.tensor(x), torch.tensor(w),
-                                      torch.tensor(b.astype("float32")))
+    ty = torch.nn.functional.conv_tbc(
+        torch.tensor(x), torch.tensor(w), torch.tensor(b.astype("float32"))
+    )
     assert ey.dtype == ember.float64 and ty.dtype == torch.float64
     _close(ey, ty, 1e-6)
 
@@ -76,8 +89,10 @@ def test_conv_tbc_keyword_pad_and_dtypes():
 def test_conv_tbc_gradcheck_and_double_backward():
     x, w, b = (ember.tensor(_rand(*s), requires_grad=True) for s in ((5, 2, 3), (3, 3, 2), (2,)))
     for pad in (0, 1, -1):
+
         def f(x, w, b, pad=pad):
             return EF.conv_tbc(x, w, b, pad)
+
         assert ember.autograd.gradcheck(f, (x, w, b))
         assert ember.autograd.gradgradcheck(f, (x, w, b))
 
@@ -93,14 +108,25 @@ def _args(x=(5, 2, 3), w=(3, 3, 4), b=(4,), dtypes=("float64",) * 3):
 
 
 @needs_torch
-@pytest.mark.parametrize("args,pad", [
-    (_args(x=(5, 3)), 0), (_args(x=(1, 5, 2, 3)), 0), (_args(w=(3, 4)), 0),
-    (_args(b=(1, 4)), 0), (_args(b=(3,)), 0), (_args(w=(3, 2, 4)), 0), (_args(x=(1, 2, 3)), 0),
-    (_args(), -2), (_args(dtypes=("float32", "float64", "float64")), 0),
-    (_args(dtypes=("float64", "float32", "float64")), 0),
-    (_args(dtypes=("bool", "bool", "bool")), 0),
-    (_args(), 1.5), (_args(), True), (_args(), "1"),
-])
+@pytest.mark.parametrize(
+    "args,pad",
+    [
+        (_args(x=(5, 3)), 0),
+        (_args(x=(1, 5, 2, 3)), 0),
+        (_args(w=(3, 4)), 0),
+        (_args(b=(1, 4)), 0),
+        (_args(b=(3,)), 0),
+        (_args(w=(3, 2, 4)), 0),
+        (_args(x=(1, 2, 3)), 0),
+        (_args(), -2),
+        (_args(dtypes=("float32", "float64", "float64")), 0),
+        (_args(dtypes=("float64", "float32", "float64")), 0),
+        (_args(dtypes=("bool", "bool", "bool")), 0),
+        (_args(), 1.5),
+        (_args(), True),
+        (_args(), "1"),
+    ],
+)
 def test_conv_tbc_errors_match_torch(args, pad):
     with pytest.raises(Exception) as expected:
         torch.nn.functional.conv_tbc(*(torch.tensor(a) for a in args), pad)
@@ -115,8 +141,9 @@ def test_conv_tbc_argument_type_errors_match_torch():
     x, w, b = _args()
     for args in (([1.0], w, b), (x, w, None)):
         with pytest.raises(TypeError) as expected:
-            torch.nn.functional.conv_tbc(*(torch.tensor(a) if isinstance(a, np.ndarray) else a
-                                           for a in args))
+            torch.nn.functional.conv_tbc(
+                *(torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+            )
         with pytest.raises(TypeError) as got:
             EF.conv_tbc(*(ember.tensor(a) if isinstance(a, np.ndarray) else a for a in args))
         assert str(got.value) == str(expected.value)

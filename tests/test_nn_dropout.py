@@ -18,21 +18,28 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
-FUNCS = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-         "feature_alpha_dropout"]
+FUNCS = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 MODULES = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 # an input rank each form accepts without a warning
-RANK = {"dropout": 2, "dropout1d": 3, "dropout2d": 4, "dropout3d": 5, "alpha_dropout": 2,
-        "feature_alpha_dropout": 4}
+RANK = {
+    "dropout": 2,
+    "dropout1d": 3,
+    "dropout2d": 4,
+    "dropout3d": 5,
+    "alpha_dropout": 2,
+    "feature_alpha_dropout": 4,
+}
 FEATURE = {"dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"}
 
 
 def _x(shape, dtype=ember.float64, requires_grad=False):
-    return ember.tensor(np.random.default_rng(0).standard_normal(shape), dtype=dtype,
-                        requires_grad=requires_grad)
+    return ember.tensor(
+        np.random.default_rng(0).standard_normal(shape), dtype=dtype, requires_grad=requires_grad
+    )
 
 
 # ---- inverted dropout: statistics and gradients -------------------------------------------------
@@ -57,12 +64,15 @@ def test_dropout_gradient_flows_through_kept_elements_scaled(dtype):
     y.backward(g)
     kept = y.detach().numpy() != 0
     expect = np.where(kept, g.numpy().astype(np.float64) / 0.7, 0)
-    np.testing.assert_allclose(x.grad.numpy().astype(np.float64), expect,
-                               rtol=2e-3 if dtype == ember.float16 else 1e-6)
+    np.testing.assert_allclose(
+        x.grad.numpy().astype(np.float64), expect, rtol=2e-3 if dtype == ember.float16 else 1e-6
+    )
     # the output is x scaled where kept
-    np.testing.assert_allclose(y.detach().numpy()[kept].astype(np.float64),
-                               x.detach().numpy()[kept].astype(np.float64) / 0.7,
-                               rtol=2e-3 if dtype == ember.float16 else 1e-6)
+    np.testing.assert_allclose(
+        y.detach().numpy()[kept].astype(np.float64),
+        x.detach().numpy()[kept].astype(np.float64) / 0.7,
+        rtol=2e-3 if dtype == ember.float16 else 1e-6,
+    )
 
 
 def test_dropout_is_reproducible_under_manual_seed():
@@ -75,9 +85,16 @@ def test_dropout_is_reproducible_under_manual_seed():
     assert not np.array_equal(a, c)
 
 
-@pytest.mark.parametrize("fn,shape", [("dropout1d", (8, 16, 30)), ("dropout1d", (16, 30)),
-                                      ("dropout2d", (8, 16, 5, 6)), ("dropout3d", (4, 16, 3, 4, 5)),
-                                      ("dropout3d", (16, 3, 4, 5))])
+@pytest.mark.parametrize(
+    "fn,shape",
+    [
+        ("dropout1d", (8, 16, 30)),
+        ("dropout1d", (16, 30)),
+        ("dropout2d", (8, 16, 5, 6)),
+        ("dropout3d", (4, 16, 3, 4, 5)),
+        ("dropout3d", (16, 3, 4, 5)),
+    ],
+)
 def test_feature_dropout_drops_whole_channels(fn, shape):
     ember.manual_seed(2)
     x = ember.ones(*shape, requires_grad=True)
@@ -110,13 +127,15 @@ def test_alpha_dropout_gradient_is_the_scale_on_kept_elements():
     p = 0.25
     y = F.alpha_dropout(x, p, training=True)
     y.sum().backward()
-    a = 1 / math.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
+    a = 1 / math.sqrt((1.7580993408473766**2 * p + 1) * (1 - p))
     g = x.grad.numpy()
     assert set(np.round(np.unique(g), 12)) == {0.0, round(a, 12)}
     kept = g != 0
-    np.testing.assert_allclose(y.detach().numpy()[kept],
-                               a * x.detach().numpy()[kept] + 1.7580993408473766 * a * p,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy()[kept],
+        a * x.detach().numpy()[kept] + 1.7580993408473766 * a * p,
+        rtol=1e-12,
+    )
 
 
 def test_feature_alpha_dropout_channels_share_a_draw():
@@ -176,7 +195,7 @@ def test_meta_dropout_allocates_nothing():
 @needs_torch
 @pytest.mark.parametrize("fn", FUNCS)
 def test_eval_and_p0_return_input_itself(fn):
-    shape = (2, 3, 4, 5, 6)[:RANK[fn]]
+    shape = (2, 3, 4, 5, 6)[: RANK[fn]]
     x = _x(shape, requires_grad=True)
     tx = torch.tensor(x.detach().numpy(), requires_grad=True)
     for kw in ({"training": False}, {"p": 0.0, "training": True}):
@@ -187,7 +206,7 @@ def test_eval_and_p0_return_input_itself(fn):
 @needs_torch
 @pytest.mark.parametrize("fn", FUNCS)
 def test_p1_zeroes_everything_with_a_zero_gradient(fn):
-    shape = (2, 3, 4, 5, 6)[:RANK[fn]]
+    shape = (2, 3, 4, 5, 6)[: RANK[fn]]
     x = _x(shape, requires_grad=True)
     tx = torch.tensor(x.detach().numpy(), requires_grad=True)
     y, ty = getattr(F, fn)(x, 1.0, True), getattr(TF, fn)(tx, 1.0, True)
@@ -202,7 +221,7 @@ def test_p1_zeroes_everything_with_a_zero_gradient(fn):
 @pytest.mark.parametrize("fn", FUNCS)
 @pytest.mark.parametrize("p", [-0.1, 1.5])
 def test_p_out_of_range_raises_value_error(fn, p):
-    x = _x((2, 3, 4, 5, 6)[:RANK[fn]])
+    x = _x((2, 3, 4, 5, 6)[: RANK[fn]])
     with pytest.raises(ValueError) as e:
         getattr(F, fn)(x, p)
     with pytest.raises(ValueError) as t:
@@ -238,8 +257,15 @@ def test_modules_repr_constants_and_eval_identity(name):
     assert repr(e2) == repr(t2)
     assert type(e).__constants__ == type(t).__constants__
     assert list(e.state_dict()) == [] and list(e.parameters()) == []
-    x = _x((2, 3, 4, 5, 6)[:RANK[name.lower().replace("featurealpha", "feature_alpha_")
-                                    .replace("alphadropout", "alpha_dropout")]])
+    x = _x(
+        (2, 3, 4, 5, 6)[
+            : RANK[
+                name.lower()
+                .replace("featurealpha", "feature_alpha_")
+                .replace("alphadropout", "alpha_dropout")
+            ]
+        ]
+    )
     e.eval()
     assert e(x) is x
     with pytest.raises(ValueError) as ee:
@@ -283,7 +309,7 @@ def test_gradcheck_with_a_fixed_mask(fn):
         ember.manual_seed(0)
         return getattr(F, fn)(x, 0.4, True)
 
-    x = _x((3, 4, 2, 2, 2)[:RANK[fn]], requires_grad=True)
+    x = _x((3, 4, 2, 2, 2)[: RANK[fn]], requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert ember.autograd.gradcheck(f, (x,))

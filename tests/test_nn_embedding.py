@@ -17,8 +17,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = 1e-12
 RNG = np.random.default_rng(0)
@@ -57,11 +58,19 @@ def _both(fn_t, fn_e, idx, **kw):
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"padding_idx": 2}, {"padding_idx": -1},
-                                {"scale_grad_by_freq": True},
-                                {"padding_idx": 0, "scale_grad_by_freq": True},
-                                {"max_norm": 1.0}, {"max_norm": 1.5, "norm_type": 1.0},
-                                {"max_norm": 2.0, "norm_type": float("inf")}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"padding_idx": 2},
+        {"padding_idx": -1},
+        {"scale_grad_by_freq": True},
+        {"padding_idx": 0, "scale_grad_by_freq": True},
+        {"max_norm": 1.0},
+        {"max_norm": 1.5, "norm_type": 1.0},
+        {"max_norm": 2.0, "norm_type": float("inf")},
+    ],
+)
 def test_embedding_parity(kw):
     _both(TF.embedding, F.embedding, IDX2, **kw)
     _both(TF.embedding, F.embedding, IDX1, **kw)
@@ -75,11 +84,18 @@ def test_embedding_int32_indices_and_scalar_index():
 
 @needs_torch
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
-@pytest.mark.parametrize("kw", [{"offsets": OFF}, {"offsets": OFF, "padding_idx": 1},
-                                {"offsets": OFF, "include_last_offset": True},
-                                {"offsets": np.array([0, 2, 2, 9]), "include_last_offset": True,
-                                 "padding_idx": -2},
-                                {"offsets": OFF, "max_norm": 1.0}, {}, {"padding_idx": 0}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"offsets": OFF},
+        {"offsets": OFF, "padding_idx": 1},
+        {"offsets": OFF, "include_last_offset": True},
+        {"offsets": np.array([0, 2, 2, 9]), "include_last_offset": True, "padding_idx": -2},
+        {"offsets": OFF, "max_norm": 1.0},
+        {},
+        {"padding_idx": 0},
+    ],
+)
 def test_embedding_bag_parity(mode, kw):
     idx = IDX1 if "offsets" in kw else IDX2
     _both(TF.embedding_bag, F.embedding_bag, idx, mode=mode, **kw)
@@ -88,20 +104,32 @@ def test_embedding_bag_parity(mode, kw):
 @needs_torch
 def test_embedding_bag_per_sample_weights():
     psw = RNG.standard_normal(IDX1.shape)
-    _both(TF.embedding_bag, F.embedding_bag, IDX1, offsets=OFF, mode="sum",
-          per_sample_weights=psw)
-    _both(TF.embedding_bag, F.embedding_bag, IDX1, offsets=OFF, mode="sum",
-          per_sample_weights=psw, padding_idx=1)
-    _both(TF.embedding_bag, F.embedding_bag, IDX2, mode="sum",
-          per_sample_weights=RNG.standard_normal(IDX2.shape))
+    _both(TF.embedding_bag, F.embedding_bag, IDX1, offsets=OFF, mode="sum", per_sample_weights=psw)
+    _both(
+        TF.embedding_bag,
+        F.embedding_bag,
+        IDX1,
+        offsets=OFF,
+        mode="sum",
+        per_sample_weights=psw,
+        padding_idx=1,
+    )
+    _both(
+        TF.embedding_bag,
+        F.embedding_bag,
+        IDX2,
+        mode="sum",
+        per_sample_weights=RNG.standard_normal(IDX2.shape),
+    )
 
 
 def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_count():
     # a deliberate difference: torch's CPU kernel scales these gradients inconsistently; ember
     # divides by each index's count in the input, as F.embedding does
     w = ember.tensor(W, requires_grad=True)
-    F.embedding_bag(ember.tensor(IDX1), w, ember.tensor(OFF), mode="sum",
-                    scale_grad_by_freq=True).sum().backward()
+    F.embedding_bag(
+        ember.tensor(IDX1), w, ember.tensor(OFF), mode="sum", scale_grad_by_freq=True
+    ).sum().backward()
     present = np.isin(np.arange(7), IDX1)
     np.testing.assert_allclose(w.grad.numpy()[:, 0], present.astype(float))
 
@@ -116,9 +144,15 @@ def test_embedding_bag_max_tie_and_empty_bag():
 
 
 @needs_torch
-@pytest.mark.parametrize("case", [
-    (np.array([1, 2]), 3), (np.array([[0, 4], [2, 1]]), -1), (np.array(2), 3),
-    (np.zeros(0, np.int64), 3)])
+@pytest.mark.parametrize(
+    "case",
+    [
+        (np.array([1, 2]), 3),
+        (np.array([[0, 4], [2, 1]]), -1),
+        (np.array(2), 3),
+        (np.zeros(0, np.int64), 3),
+    ],
+)
 def test_one_hot_parity(case):
     x, n = case
     yt = TF.one_hot(torch.tensor(x), n)
@@ -142,50 +176,84 @@ def _same_error(fn_t, fn_e, exact=True):
 @pytest.mark.parametrize("args", [([1, 2], 2), ([1, -1], 3), ([], -1), ([1], -2)])
 def test_one_hot_errors_match_torch(args):
     x, n = args
-    _same_error(lambda: TF.one_hot(torch.tensor(x, dtype=torch.int64), n),
-                lambda: F.one_hot(ember.tensor(x, dtype=ember.int64), n))
-    _same_error(lambda: TF.one_hot(torch.tensor([1.0]), 3),
-                lambda: F.one_hot(ember.tensor([1.0]), 3))
+    _same_error(
+        lambda: TF.one_hot(torch.tensor(x, dtype=torch.int64), n),
+        lambda: F.one_hot(ember.tensor(x, dtype=ember.int64), n),
+    )
+    _same_error(
+        lambda: TF.one_hot(torch.tensor([1.0]), 3), lambda: F.one_hot(ember.tensor([1.0]), 3)
+    )
 
 
 @needs_torch
 def test_embedding_errors_match_torch():
     wt, we = torch.tensor(W), ember.tensor(W)
-    msg = _same_error(lambda: TF.embedding(torch.tensor([7]), wt),
-                      lambda: F.embedding(ember.tensor([7]), we), exact=False)
+    msg = _same_error(
+        lambda: TF.embedding(torch.tensor([7]), wt),
+        lambda: F.embedding(ember.tensor([7]), we),
+        exact=False,
+    )
     assert msg.startswith("index out of range in self")
-    _same_error(lambda: TF.embedding(torch.tensor([-1]), wt),
-                lambda: F.embedding(ember.tensor([-1]), we), exact=False)
-    _same_error(lambda: TF.embedding(torch.tensor([1.0]), wt),
-                lambda: F.embedding(ember.tensor([1.0]), we), exact=False)
-    _same_error(lambda: TF.embedding(torch.tensor([1]), wt[0]),
-                lambda: F.embedding(ember.tensor([1]), we[0]), exact=False)
-    _same_error(lambda: TF.embedding(torch.tensor([1]), wt, padding_idx=7),
-                lambda: F.embedding(ember.tensor([1]), we, padding_idx=7))
+    _same_error(
+        lambda: TF.embedding(torch.tensor([-1]), wt),
+        lambda: F.embedding(ember.tensor([-1]), we),
+        exact=False,
+    )
+    _same_error(
+        lambda: TF.embedding(torch.tensor([1.0]), wt),
+        lambda: F.embedding(ember.tensor([1.0]), we),
+        exact=False,
+    )
+    _same_error(
+        lambda: TF.embedding(torch.tensor([1]), wt[0]),
+        lambda: F.embedding(ember.tensor([1]), we[0]),
+        exact=False,
+    )
+    _same_error(
+        lambda: TF.embedding(torch.tensor([1]), wt, padding_idx=7),
+        lambda: F.embedding(ember.tensor([1]), we, padding_idx=7),
+    )
     with pytest.raises(NotImplementedError, match="sparse"):
         F.embedding(ember.tensor([1]), we, sparse=True)
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda lib, w, f: f(lib.tensor([1, 2, 7]), w, lib.tensor([0, 2])),
-    lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, lib.tensor([1, 2])),
-    lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, lib.tensor([0, 5])),
-    lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, None),
-    lambda lib, w, f: f(lib.tensor([[1, 2]]), w, lib.tensor([0])),
-    lambda lib, w, f: f(lib.tensor([1, 2]), w, lib.tensor([0]), mode="foo"),
-    lambda lib, w, f: f(lib.tensor([1, 2]), w, lib.tensor([0]), mode="max",
-                        scale_grad_by_freq=True),
-    lambda lib, w, f: f(lib.tensor([1, 2]), w, lib.tensor([0]), mode="mean",
-                        per_sample_weights=lib.ones(2, dtype=w.dtype)),
-    lambda lib, w, f: f(lib.tensor([[[1]]]), w),
-    lambda lib, w, f: f(lib.tensor([1]), w[0], lib.tensor([0])),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, w, f: f(lib.tensor([1, 2, 7]), w, lib.tensor([0, 2])),
+        lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, lib.tensor([1, 2])),
+        lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, lib.tensor([0, 5])),
+        lambda lib, w, f: f(lib.tensor([1, 2, 4]), w, None),
+        lambda lib, w, f: f(lib.tensor([[1, 2]]), w, lib.tensor([0])),
+        lambda lib, w, f: f(lib.tensor([1, 2]), w, lib.tensor([0]), mode="foo"),
+        lambda lib, w, f: f(
+            lib.tensor([1, 2]), w, lib.tensor([0]), mode="max", scale_grad_by_freq=True
+        ),
+        lambda lib, w, f: f(
+            lib.tensor([1, 2]),
+            w,
+            lib.tensor([0]),
+            mode="mean",
+            per_sample_weights=lib.ones(2, dtype=w.dtype),
+        ),
+        lambda lib, w, f: f(lib.tensor([[[1]]]), w),
+        lambda lib, w, f: f(lib.tensor([1]), w[0], lib.tensor([0])),
+    ],
+)
 def test_embedding_bag_errors_match_torch(call):
-    msg = _same_error(lambda: call(torch, torch.tensor(W), TF.embedding_bag),
-                      lambda: call(ember, ember.tensor(W), F.embedding_bag), exact=False)
-    assert "embedding_bag" in msg or "offsets" in msg or "mode" in msg or "input" in msg or \
-        "weight" in msg
+    msg = _same_error(
+        lambda: call(torch, torch.tensor(W), TF.embedding_bag),
+        lambda: call(ember, ember.tensor(W), F.embedding_bag),
+        exact=False,
+    )
+    assert (
+        "embedding_bag" in msg
+        or "offsets" in msg
+        or "mode" in msg
+        or "input" in msg
+        or "weight" in msg
+    )
 
 
 def test_embedding_gradcheck():
@@ -199,22 +267,37 @@ def test_embedding_gradcheck():
     psw = ember.tensor(RNG.standard_normal(6), requires_grad=True)
     for mode in ("sum", "mean", "max"):
         assert ember.autograd.gradcheck(
-            lambda w, mode=mode: F.embedding_bag(idx1, w, offs, mode=mode, padding_idx=4), (w,))
+            lambda w, mode=mode: F.embedding_bag(idx1, w, offs, mode=mode, padding_idx=4), (w,)
+        )
     assert ember.autograd.gradcheck(
-        lambda w, p: F.embedding_bag(idx1, w, offs, mode="sum", per_sample_weights=p), (w, psw))
+        lambda w, p: F.embedding_bag(idx1, w, offs, mode="sum", per_sample_weights=p), (w, psw)
+    )
     assert ember.autograd.gradgradcheck(
-        lambda w, p: F.embedding_bag(idx1, w, offs, mode="sum", per_sample_weights=p), (w, psw))
+        lambda w, p: F.embedding_bag(idx1, w, offs, mode="sum", per_sample_weights=p), (w, psw)
+    )
 
 
 # ---- modules -----------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("cls_name,args,kwargs", [
-    ("Embedding", (5, 3), {}),
-    ("Embedding", (5, 3), {"padding_idx": -1, "max_norm": 1.0, "norm_type": 1.0,
-                           "scale_grad_by_freq": True, "sparse": True}),
-    ("EmbeddingBag", (5, 3), {"mode": "sum", "padding_idx": 1}),
-    ("EmbeddingBag", (5, 3), {"max_norm": 2.0, "norm_type": 3}),
-])
+@pytest.mark.parametrize(
+    "cls_name,args,kwargs",
+    [
+        ("Embedding", (5, 3), {}),
+        (
+            "Embedding",
+            (5, 3),
+            {
+                "padding_idx": -1,
+                "max_norm": 1.0,
+                "norm_type": 1.0,
+                "scale_grad_by_freq": True,
+                "sparse": True,
+            },
+        ),
+        ("EmbeddingBag", (5, 3), {"mode": "sum", "padding_idx": 1}),
+        ("EmbeddingBag", (5, 3), {"max_norm": 2.0, "norm_type": 3}),
+    ],
+)
 def test_module_repr_state_dict_constants(cls_name, args, kwargs):
     tm = getattr(torch.nn, cls_name)(*args, **kwargs)
     em = getattr(ember.nn, cls_name)(*args, **kwargs)
@@ -225,10 +308,13 @@ def test_module_repr_state_dict_constants(cls_name, args, kwargs):
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,fwd_args", [
-    ("Embedding", lambda lib: (lib.tensor(IDX2),)),
-    ("EmbeddingBag", lambda lib: (lib.tensor(IDX1), lib.tensor(OFF))),
-])
+@pytest.mark.parametrize(
+    "cls_name,fwd_args",
+    [
+        ("Embedding", lambda lib: (lib.tensor(IDX2),)),
+        ("EmbeddingBag", lambda lib: (lib.tensor(IDX1), lib.tensor(OFF))),
+    ],
+)
 def test_module_parity_through_state_dict(cls_name, fwd_args):
     tm = getattr(torch.nn, cls_name)(7, 4, padding_idx=1, max_norm=1.2).double()
     em = getattr(ember.nn, cls_name)(7, 4, padding_idx=1, max_norm=1.2, dtype=ember.float64)

@@ -17,8 +17,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def test_linear_is_not_a_top_level_op():
@@ -38,8 +39,10 @@ def test_linear_meta():
     x = ember.empty(2, 3, 4, device="meta")
     y = F.linear(x, ember.empty(5, 4, device="meta"), ember.empty(5, device="meta"))
     assert y.is_meta and y.shape == (2, 3, 5)
-    y = F.linear(ember.empty(4, device="meta", dtype=ember.float16),
-                 ember.empty(5, 4, device="meta", dtype=ember.float16))
+    y = F.linear(
+        ember.empty(4, device="meta", dtype=ember.float16),
+        ember.empty(5, 4, device="meta", dtype=ember.float16),
+    )
     assert y.is_meta and y.shape == (5,) and y.dtype == ember.float16
 
 
@@ -179,8 +182,12 @@ def test_linear_matches_torch(case):
     assert tuple(ey.shape) == tuple(ty.shape)
     assert str(ey.dtype).split(".")[-1] == str(ty.dtype).split(".")[-1]
     tol = 2e-3 if ty.dtype == torch.float16 else 1e-5
-    np.testing.assert_allclose(ey.detach().numpy().astype(np.float64),
-                               ty.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        ey.detach().numpy().astype(np.float64),
+        ty.detach().numpy().astype(np.float64),
+        rtol=tol,
+        atol=tol,
+    )
     if ty.grad_fn is not None:
         assert ey.grad_fn.name() == ty.grad_fn.name()
     else:
@@ -193,8 +200,9 @@ def test_linear_matches_torch(case):
 def test_signatures_match_torch(name):
     ours = inspect.signature(getattr(F, name))
     theirs = inspect.signature(getattr(TF, name))
-    assert [(p.name, p.default) for p in ours.parameters.values()] == \
-           [(p.name, p.default) for p in theirs.parameters.values()]
+    assert [(p.name, p.default) for p in ours.parameters.values()] == [
+        (p.name, p.default) for p in theirs.parameters.values()
+    ]
 
 
 def test_relu_inplace():
@@ -208,13 +216,15 @@ def test_relu_inplace():
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("shape,dim", [((), 0), ((3,), 0), ((2, 3), 1), ((2, 3, 4), 0),
-                                       ((2, 3, 4, 5), 1)])
+@pytest.mark.parametrize(
+    "shape,dim", [((), 0), ((3,), 0), ((2, 3), 1), ((2, 3, 4), 0), ((2, 3, 4, 5), 1)]
+)
 def test_softmax_implicit_dim_warns_and_picks_torchs_dim(name, shape, dim):
     fn = getattr(F, name)
     x = ember.randn(*shape)
-    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} has been "
-                                         "deprecated") as rec:
+    with pytest.warns(
+        UserWarning, match=f"Implicit dimension choice for {name} has been deprecated"
+    ) as rec:
         y = fn(x)
     assert rec[0].filename == __file__  # _stacklevel=3 points at the caller
     np.testing.assert_allclose(y.numpy(), fn(x, dim).numpy())

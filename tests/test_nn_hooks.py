@@ -115,8 +115,11 @@ def test_forward_pre_hook_with_kwargs():
 def test_forward_pre_hook_with_kwargs_bad_return():
     k = Identity()
     k.register_forward_pre_hook(lambda mod, args, kwargs: args, with_kwargs=True)
-    with pytest.raises(RuntimeError, match=r"forward pre-hook must return None or a tuple of "
-                                           r"\(new_args, new_kwargs\), but got \(1,\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"forward pre-hook must return None or a tuple of "
+        r"\(new_args, new_kwargs\), but got \(1,\)",
+    ):
         k(1)
 
 
@@ -141,8 +144,9 @@ def test_forward_hook_replaces_output_and_sees_kwargs():
     k = K()
     seen = []
     k.register_forward_hook(lambda mod, args, out: out * 2)
-    k.register_forward_hook(lambda mod, args, kwargs, out: seen.append((args, kwargs, out)),
-                            with_kwargs=True)
+    k.register_forward_hook(
+        lambda mod, args, kwargs, out: seen.append((args, kwargs, out)), with_kwargs=True
+    )
     k.register_forward_hook(lambda mod, args, out: out + 1)
     assert k(1, y=2) == 7
     assert seen == [((1,), {"y": 2}, 6)]
@@ -164,11 +168,15 @@ def test_always_call_hook_runs_when_forward_raises():
 
     m = Boom()
     events = []
-    m.register_forward_hook(lambda mod, args, out: events.append(("always", args, out)),
-                            always_call=True)
+    m.register_forward_hook(
+        lambda mod, args, out: events.append(("always", args, out)), always_call=True
+    )
     m.register_forward_hook(lambda mod, args, out: events.append("normal"))
-    m.register_forward_hook(lambda mod, args, kwargs, out: events.append(("kw", kwargs)),
-                            always_call=True, with_kwargs=True)
+    m.register_forward_hook(
+        lambda mod, args, kwargs, out: events.append(("kw", kwargs)),
+        always_call=True,
+        with_kwargs=True,
+    )
     with pytest.raises(ValueError, match="boom"):
         m(1, y=3)
     assert events == [("always", (1,), None), ("kw", {"y": 3})]
@@ -182,8 +190,7 @@ def test_always_call_hook_runs_when_a_pre_hook_raises():
         raise KeyError("pre")
 
     m.register_forward_pre_hook(bad)
-    m.register_forward_hook(lambda mod, args, out: events.append((args, out)),
-                            always_call=True)
+    m.register_forward_hook(lambda mod, args, out: events.append((args, out)), always_call=True)
     with pytest.raises(KeyError):
         m(1)
     assert events == [((1,), None)]
@@ -213,8 +220,10 @@ def test_always_call_hook_error_during_failure_becomes_a_warning():
 
     m = Boom()
     m.register_forward_hook(bad, always_call=True)
-    with pytest.warns(UserWarning, match="module forward hook with ``always_call=True`` raised "
-                                         "an exception that was silenced"):
+    with pytest.warns(
+        UserWarning,
+        match="module forward hook with ``always_call=True`` raised an exception that was silenced",
+    ):
         with pytest.raises(ValueError, match="boom"):
             m(1)
 
@@ -251,11 +260,13 @@ def test_every_hook_kind_returns_the_utils_hooks_handle():
 
     m = Identity()
     x = ember.ones(1, requires_grad=True)
-    handles = [m.register_forward_hook(lambda *a: None),
-               m.register_full_backward_hook(lambda *a: None),
-               m.register_state_dict_pre_hook(lambda *a: None),
-               x.register_hook(lambda g: None),
-               (x * 1).grad_fn.register_hook(lambda *a: None)]
+    handles = [
+        m.register_forward_hook(lambda *a: None),
+        m.register_full_backward_hook(lambda *a: None),
+        m.register_state_dict_pre_hook(lambda *a: None),
+        x.register_hook(lambda g: None),
+        (x * 1).grad_fn.register_hook(lambda *a: None),
+    ]
     assert all(isinstance(h, RemovableHandle) for h in handles)
 
 
@@ -273,7 +284,7 @@ def test_full_backward_hook_receives_grad_input_and_grad_output():
     m.register_full_backward_hook(lambda mod, gi, go: seen.append((mod, gi, go)))
     x = x64(1.0, -1.0)
     (m(x) * ember.tensor([1.0, 3.0], dtype=ember.float64)).sum().backward()
-    (mod, gi, go), = seen
+    ((mod, gi, go),) = seen
     assert mod is m and isinstance(gi, tuple) and isinstance(go, tuple)
     assert vals(go[0]) == [1.0, 3.0]
     assert vals(gi[0]) == [10.0, 14.0]  # W.T @ go
@@ -382,9 +393,12 @@ def test_no_input_requires_grad_warns_and_gives_none_grad_input():
     m = Affine()
     seen = []
     m.register_full_backward_hook(lambda mod, gi, go: seen.append((gi, go)))
-    with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are "
-                                         "computed with respect to module outputs since no "
-                                         "inputs require gradients"):
+    with pytest.warns(
+        UserWarning,
+        match="Full backward hook is firing when gradients are "
+        "computed with respect to module outputs since no "
+        "inputs require gradients",
+    ):
         m(x64(1.0, 1.0, rg=False)).sum().backward()
     ((gi, go),) = seen
     assert gi == (None,) and vals(go[0]) == [1.0, 1.0]
@@ -395,21 +409,28 @@ def test_no_input_requires_grad_hook_must_not_return_gradients():
     m = Affine()
     m.register_full_backward_hook(lambda mod, gi, go: (ember.ones(2, dtype=ember.float64),))
     with pytest.warns(UserWarning, match="Full backward hook is firing"):
-        with pytest.raises(RuntimeError, match="Backward hook for Modules where no input "
-                                               "requires gradient should always return None"):
+        with pytest.raises(
+            RuntimeError,
+            match="Backward hook for Modules where no input "
+            "requires gradient should always return None",
+        ):
             m(x64(1.0, 1.0, rg=False)).sum().backward()
 
 
 def test_wrong_number_of_gradients_returned():
     m = Affine()
     m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
-    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of "
-                                           "grad_input, got 2, but expected 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="Backward hook returned an invalid number of grad_input, got 2, but expected 1",
+    ):
         m(x64(1.0, 1.0)).sum().backward()
     m = Affine()
     m.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
-    with pytest.raises(RuntimeError, match="Backward pre hook returned an invalid number of "
-                                           "grad_output, got 2, but expected 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="Backward pre hook returned an invalid number of grad_output, got 2, but expected 1",
+    ):
         m(x64(1.0, 1.0)).sum().backward()
 
 
@@ -458,9 +479,12 @@ def test_output_that_is_not_a_tensor_or_tuple_warns():
 
     m = ListOut()
     m.register_full_backward_hook(lambda *a: None)
-    with pytest.warns(UserWarning, match="For backward hooks to be called, module output "
-                                         "should be a Tensor or a tuple of Tensors but "
-                                         "received <class 'list'>"):
+    with pytest.warns(
+        UserWarning,
+        match="For backward hooks to be called, module output "
+        "should be a Tensor or a tuple of Tensors but "
+        "received <class 'list'>",
+    ):
         out = m(x64(1.0))
     assert isinstance(out, list)
 
@@ -478,8 +502,10 @@ def test_hooks_see_the_forward_hook_output():
 def test_cannot_mix_full_and_legacy_backward_hooks():
     m = Affine()
     m.register_full_backward_hook(lambda *a: None)
-    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full "
-                                           "backward hooks on a single Module"):
+    with pytest.raises(
+        RuntimeError,
+        match="Cannot use both regular backward hooks and full backward hooks on a single Module",
+    ):
         m.register_backward_hook(lambda *a: None)
     m = Affine()
     m.register_backward_hook(lambda *a: None)
@@ -506,8 +532,11 @@ def test_legacy_backward_hook_sees_the_last_node():
     seen = []
     m.register_backward_hook(lambda mod, gi, go: seen.append((gi, go)))
     x = x64(1.0, 2.0)
-    with pytest.warns(FutureWarning, match="Using a non-full backward hook when the forward "
-                                           "contains multiple autograd Nodes is deprecated"):
+    with pytest.warns(
+        FutureWarning,
+        match="Using a non-full backward hook when the forward "
+        "contains multiple autograd Nodes is deprecated",
+    ):
         y = m(x)
     y.sum().backward()
     ((gi, go),) = seen
@@ -536,8 +565,10 @@ def test_legacy_backward_hook_warns_for_non_tensor_inputs():
 
     m = Scale()
     m.register_backward_hook(lambda *a: None)
-    with pytest.warns(FutureWarning, match="does not take as input a single Tensor or a tuple "
-                                           "of Tensors is deprecated"):
+    with pytest.warns(
+        FutureWarning,
+        match="does not take as input a single Tensor or a tuple of Tensors is deprecated",
+    ):
         m(x64(1.0), 3)
 
 
@@ -602,9 +633,11 @@ def test_global_forward_hook_with_kwargs_and_always_call(global_handles):
     seen = []
     global_handles += [
         module_mod.register_module_forward_hook(
-            lambda mod, a, kw, o: seen.append((a, kw, o)), with_kwargs=True),
+            lambda mod, a, kw, o: seen.append((a, kw, o)), with_kwargs=True
+        ),
         module_mod.register_module_forward_hook(
-            lambda mod, a, o: seen.append(("always", a, o)), always_call=True),
+            lambda mod, a, o: seen.append(("always", a, o)), always_call=True
+        ),
     ]
     assert K()(1, y=2) == 3
     with pytest.raises(ValueError):
@@ -617,21 +650,30 @@ def test_global_backward_hooks(global_handles):
     m = Affine()
     global_handles += [
         module_mod.register_module_full_backward_pre_hook(
-            lambda mod, go: outer_events.append(("gpre", vals(go[0])))),
+            lambda mod, go: outer_events.append(("gpre", vals(go[0])))
+        ),
         module_mod.register_module_full_backward_hook(
-            lambda mod, gi, go: outer_events.append(("gfull", vals(gi[0])))),
+            lambda mod, gi, go: outer_events.append(("gfull", vals(gi[0])))
+        ),
     ]
     m.register_full_backward_pre_hook(lambda mod, go: outer_events.append(("pre", None)))
     m.register_full_backward_hook(lambda mod, gi, go: outer_events.append(("full", None)))
     m(x64(1.0, 1.0)).sum().backward()
-    assert outer_events == [("gpre", [1.0, 1.0]), ("pre", None), ("gfull", [4.0, 6.0]),
-                            ("full", None)]
+    assert outer_events == [
+        ("gpre", [1.0, 1.0]),
+        ("pre", None),
+        ("gfull", [4.0, 6.0]),
+        ("full", None),
+    ]
 
 
 def test_global_full_and_legacy_backward_hooks_do_not_mix(global_handles):
     global_handles.append(module_mod.register_module_full_backward_hook(lambda *a: None))
-    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full "
-                                           "backward hooks as a global Module hook"):
+    with pytest.raises(
+        RuntimeError,
+        match="Cannot use both regular backward hooks and full "
+        "backward hooks as a global Module hook",
+    ):
         module_mod.register_module_backward_hook(lambda *a: None)
 
 
@@ -656,12 +698,16 @@ def test_global_hooks_reach_every_module_of_a_tree(global_handles):
 
 
 def test_exported_global_hook_names():
-    for name in ("register_module_forward_pre_hook", "register_module_forward_hook",
-                 "register_module_backward_hook", "register_module_full_backward_pre_hook",
-                 "register_module_full_backward_hook",
-                 "register_module_buffer_registration_hook",
-                 "register_module_module_registration_hook",
-                 "register_module_parameter_registration_hook"):
+    for name in (
+        "register_module_forward_pre_hook",
+        "register_module_forward_hook",
+        "register_module_backward_hook",
+        "register_module_full_backward_pre_hook",
+        "register_module_full_backward_hook",
+        "register_module_buffer_registration_hook",
+        "register_module_module_registration_hook",
+        "register_module_parameter_registration_hook",
+    ):
         assert name in module_mod.__all__ and callable(getattr(module_mod, name))
 
 

@@ -19,11 +19,21 @@ try:
     import torch.nn.init as tinit
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
-RANDOM = ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
-          "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_"]
+RANDOM = [
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+    "sparse_",
+]
 ALL_FILLS = RANDOM + ["constant_", "ones_", "zeros_", "eye_", "dirac_"]
 EXTRA_ARGS = {"constant_": (0.5,), "sparse_": (0.3,)}
 
@@ -38,28 +48,50 @@ def test_public_names_match_torch():
     # ember adds the versioned-default API (ember.nn._default_init) to torch's names
     extra = ["get_default_version", "set_default_version", "default_version"]
     assert sorted(init.__all__) == sorted(tinit.__all__ + extra)
-    for name in tinit.__all__ + ["_calculate_fan_in_and_fan_out", "_calculate_correct_fan",
-                                 "_no_grad_uniform_", "_no_grad_normal_",
-                                 "_no_grad_trunc_normal_", "_no_grad_fill_", "_no_grad_zero_"]:
+    for name in tinit.__all__ + [
+        "_calculate_fan_in_and_fan_out",
+        "_calculate_correct_fan",
+        "_no_grad_uniform_",
+        "_no_grad_normal_",
+        "_no_grad_trunc_normal_",
+        "_no_grad_fill_",
+        "_no_grad_zero_",
+    ]:
         assert callable(getattr(init, name)), name
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ALL_FILLS + ["calculate_gain", "_calculate_fan_in_and_fan_out",
-                                              "_calculate_correct_fan"])
+@pytest.mark.parametrize(
+    "name",
+    ALL_FILLS + ["calculate_gain", "_calculate_fan_in_and_fan_out", "_calculate_correct_fan"],
+)
 def test_signatures_match_torch(name):
     ours = inspect.signature(getattr(init, name)).parameters.values()
     theirs = inspect.signature(getattr(tinit, name)).parameters.values()
-    assert [(p.name, p.default, p.kind) for p in ours] == \
-           [(p.name, p.default, p.kind) for p in theirs]
+    assert [(p.name, p.default, p.kind) for p in ours] == [
+        (p.name, p.default, p.kind) for p in theirs
+    ]
 
 
 # ---- gains and fans: exact parity ----------------------------------------------------------------
-GAINS = [("linear", None), ("conv1d", None), ("conv2d", None), ("conv3d", None),
-         ("conv_transpose1d", None), ("conv_transpose2d", None), ("conv_transpose3d", None),
-         ("sigmoid", None), ("tanh", None), ("relu", None), ("leaky_relu", None),
-         ("leaky_relu", 0.2), ("leaky_relu", 3), ("leaky_relu", math.sqrt(5)), ("selu", None),
-         ("tanh", 7)]
+GAINS = [
+    ("linear", None),
+    ("conv1d", None),
+    ("conv2d", None),
+    ("conv3d", None),
+    ("conv_transpose1d", None),
+    ("conv_transpose2d", None),
+    ("conv_transpose3d", None),
+    ("sigmoid", None),
+    ("tanh", None),
+    ("relu", None),
+    ("leaky_relu", None),
+    ("leaky_relu", 0.2),
+    ("leaky_relu", 3),
+    ("leaky_relu", math.sqrt(5)),
+    ("selu", None),
+    ("tanh", 7),
+]
 
 
 @needs_torch
@@ -78,12 +110,15 @@ def test_calculate_gain_values():
     assert init.calculate_gain("selu") == 0.75
 
 
-@pytest.mark.parametrize("args,msg", [
-    (("leaky_relu", True), "negative_slope True not a valid number"),
-    (("leaky_relu", "0.1"), "negative_slope 0.1 not a valid number"),
-    (("foo",), "Unsupported nonlinearity foo"),
-    (("ReLU",), "Unsupported nonlinearity ReLU"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (("leaky_relu", True), "negative_slope True not a valid number"),
+        (("leaky_relu", "0.1"), "negative_slope 0.1 not a valid number"),
+        (("foo",), "Unsupported nonlinearity foo"),
+        (("ReLU",), "Unsupported nonlinearity ReLU"),
+    ],
+)
 def test_calculate_gain_errors(args, msg):
     with pytest.raises(ValueError, match=f"^{msg}$"):
         init.calculate_gain(*args)
@@ -118,8 +153,11 @@ def test_fans_need_two_dims(shape):
 
 
 def test_correct_fan_rejects_unknown_modes():
-    with pytest.raises(ValueError, match=r"^Mode fan_avg not supported, please use one of "
-                                         r"\['fan_in', 'fan_out'\]$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Mode fan_avg not supported, please use one of "
+        r"\['fan_in', 'fan_out'\]$",
+    ):
         init._calculate_correct_fan(ember.empty(3, 4), "fan_avg")
     with pytest.raises(ValueError, match="Mode fan_avg not supported"):
         init.kaiming_normal_(ember.empty(3, 4), mode="fan_avg")
@@ -147,25 +185,38 @@ def test_eye_matches_torch(shape, dtype):
 
 
 @needs_torch
-@pytest.mark.parametrize("shape,groups", [
-    ((4, 2, 3), 1), ((2, 4, 3), 1), ((4, 2, 3, 3), 2), ((6, 3, 2, 4), 3), ((4, 4, 3, 3, 3), 1),
-    ((4, 2, 1, 5, 2), 2), ((6, 1, 3), 3), ((3, 5, 4, 4), 1),
-], ids=str)
+@pytest.mark.parametrize(
+    "shape,groups",
+    [
+        ((4, 2, 3), 1),
+        ((2, 4, 3), 1),
+        ((4, 2, 3, 3), 2),
+        ((6, 3, 2, 4), 3),
+        ((4, 4, 3, 3, 3), 1),
+        ((4, 2, 1, 5, 2), 2),
+        ((6, 1, 3), 3),
+        ((3, 5, 4, 4), 1),
+    ],
+    ids=str,
+)
 def test_dirac_matches_torch(shape, groups):
     e = init.dirac_(ember.randn(*shape), groups)
     t = tinit.dirac_(torch.randn(*shape), groups)
     np.testing.assert_array_equal(_np(e), t.numpy())
 
 
-@pytest.mark.parametrize("fn,shape,msg", [
-    ("eye_", (3,), "Only tensors with 2 dimensions are supported"),
-    ("eye_", (2, 2, 2), "Only tensors with 2 dimensions are supported"),
-    ("dirac_", (3, 3), "Only tensors with 3, 4, or 5 dimensions are supported"),
-    ("dirac_", (1, 1, 1, 1, 1, 1), "Only tensors with 3, 4, or 5 dimensions are supported"),
-    ("orthogonal_", (3,), "Only tensors with 2 or more dimensions are supported"),
-    ("sparse_", (3,), "Only tensors with 2 dimensions are supported"),
-    ("sparse_", (3, 3, 3), "Only tensors with 2 dimensions are supported"),
-])
+@pytest.mark.parametrize(
+    "fn,shape,msg",
+    [
+        ("eye_", (3,), "Only tensors with 2 dimensions are supported"),
+        ("eye_", (2, 2, 2), "Only tensors with 2 dimensions are supported"),
+        ("dirac_", (3, 3), "Only tensors with 3, 4, or 5 dimensions are supported"),
+        ("dirac_", (1, 1, 1, 1, 1, 1), "Only tensors with 3, 4, or 5 dimensions are supported"),
+        ("orthogonal_", (3,), "Only tensors with 2 or more dimensions are supported"),
+        ("sparse_", (3,), "Only tensors with 2 dimensions are supported"),
+        ("sparse_", (3, 3, 3), "Only tensors with 2 dimensions are supported"),
+    ],
+)
 def test_dimension_errors(fn, shape, msg):
     args = (0.5,) if fn == "sparse_" else ()
     with pytest.raises(ValueError, match=f"^{msg}$"):
@@ -182,8 +233,13 @@ def test_dirac_groups_must_divide_dim0():
 # ---- every fill: in place, no graph, returns its tensor ------------------------------------------
 @pytest.mark.parametrize("fn", ALL_FILLS)
 def test_fills_parameters_in_place_without_recording(fn):
-    p = ember.nn.Parameter(ember.empty(4, 3, 2) if fn == "dirac_" else ember.empty(4, 3)
-                           if fn in ("eye_", "sparse_") else ember.empty(4, 3, 2))
+    p = ember.nn.Parameter(
+        ember.empty(4, 3, 2)
+        if fn == "dirac_"
+        else ember.empty(4, 3)
+        if fn in ("eye_", "sparse_")
+        else ember.empty(4, 3, 2)
+    )
     data_before = p.data
     version = p._version
     out = getattr(init, fn)(p, *EXTRA_ARGS.get(fn, ()))
@@ -248,11 +304,17 @@ def test_xavier(gain):
     assert abs(w.std() - gain * math.sqrt(2.0 / 300)) < 0.03 * gain * math.sqrt(2.0 / 300)
 
 
-@pytest.mark.parametrize("a,mode,nonlinearity", [
-    (0, "fan_in", "leaky_relu"), (math.sqrt(5), "fan_in", "leaky_relu"),
-    (0, "fan_out", "relu"), (0.2, "fan_in", "leaky_relu"), (0, "fan_in", "tanh"),
-    (0, "FAN_OUT", "linear"),
-])
+@pytest.mark.parametrize(
+    "a,mode,nonlinearity",
+    [
+        (0, "fan_in", "leaky_relu"),
+        (math.sqrt(5), "fan_in", "leaky_relu"),
+        (0, "fan_out", "relu"),
+        (0.2, "fan_in", "leaky_relu"),
+        (0, "fan_in", "tanh"),
+        (0, "FAN_OUT", "linear"),
+    ],
+)
 def test_kaiming(a, mode, nonlinearity):
     ember.manual_seed(0)
     shape = (80, 50, 3)
@@ -280,18 +342,22 @@ def _truncated_moments(mean, std, a, b):
     cdf = lambda x: (1 + math.erf(x / math.sqrt(2))) / 2  # noqa: E731
     z = cdf(beta) - cdf(alpha)
     m = mean + std * (pdf(alpha) - pdf(beta)) / z
-    var = std**2 * (1 + (alpha * pdf(alpha) - beta * pdf(beta)) / z
-                    - ((pdf(alpha) - pdf(beta)) / z) ** 2)
+    var = std**2 * (
+        1 + (alpha * pdf(alpha) - beta * pdf(beta)) / z - ((pdf(alpha) - pdf(beta)) / z) ** 2
+    )
     return m, math.sqrt(var)
 
 
-@pytest.mark.parametrize("mean,std,a,b", [
-    (0.0, 1.0, -2.0, 2.0),      # defaults: most of the mass inside
-    (0.0, 0.02, -0.04, 0.04),   # ViT-style
-    (0.0, 1.0, 1.0, 3.0),       # one tail: the uniform-proposal path
-    (0.5, 2.0, -0.1, 0.2),      # a narrow window around the mean
-    (0.0, 1.0, 1.8, 4.0),       # a tail, 4% acceptance
-])
+@pytest.mark.parametrize(
+    "mean,std,a,b",
+    [
+        (0.0, 1.0, -2.0, 2.0),  # defaults: most of the mass inside
+        (0.0, 0.02, -0.04, 0.04),  # ViT-style
+        (0.0, 1.0, 1.0, 3.0),  # one tail: the uniform-proposal path
+        (0.5, 2.0, -0.1, 0.2),  # a narrow window around the mean
+        (0.0, 1.0, 1.8, 4.0),  # a tail, 4% acceptance
+    ],
+)
 def test_trunc_normal_bounds_and_moments(mean, std, a, b):
     ember.manual_seed(0)
     w = _np(init.trunc_normal_(ember.empty(200, 100), mean, std, a, b))
@@ -311,15 +377,21 @@ def test_trunc_normal_dtypes(dtype):
 
 
 def test_trunc_normal_warns_when_mean_is_far_from_the_window():
-    with pytest.warns(UserWarning, match=r"mean is more than 2 std from \[a, b\] in "
-                                         r"nn.init.trunc_normal_") as rec:
+    with pytest.warns(
+        UserWarning,
+        match=r"mean is more than 2 std from \[a, b\] in "
+        r"nn.init.trunc_normal_",
+    ) as rec:
         w = init.trunc_normal_(ember.empty(100), mean=10.0)
     assert rec[0].filename == __file__
     assert (_np(w) >= -2).all() and (_np(w) <= 2).all()
 
 
-@pytest.mark.parametrize("shape,gain", [((3, 5), 1), ((5, 3), 1), ((4, 4), 2.0),
-                                        ((6, 2, 3), 1), ((2, 3, 2, 2), 0.5)], ids=str)
+@pytest.mark.parametrize(
+    "shape,gain",
+    [((3, 5), 1), ((5, 3), 1), ((4, 4), 2.0), ((6, 2, 3), 1), ((2, 3, 2, 2), 0.5)],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_orthogonal(shape, gain, dtype):
     w = init.orthogonal_(ember.empty(*shape, dtype=getattr(ember, dtype)), gain=gain)
@@ -346,8 +418,9 @@ def test_orthogonal_empty_and_half():
         init.orthogonal_(ember.empty(3, 3, dtype=ember.int64))
 
 
-@pytest.mark.parametrize("sparsity,rows,cols", [(0.1, 10, 4), (0.5, 7, 3), (0.0, 5, 2),
-                                                (1.0, 4, 3), (0.3, 1, 5)])
+@pytest.mark.parametrize(
+    "sparsity,rows,cols", [(0.1, 10, 4), (0.5, 7, 3), (0.0, 5, 2), (1.0, 4, 3), (0.3, 1, 5)]
+)
 def test_sparse(sparsity, rows, cols):
     ember.manual_seed(0)
     w = _np(init.sparse_(ember.empty(rows, cols), sparsity, std=0.5))
@@ -402,15 +475,29 @@ def test_generator_argument(fn):
 
 
 # ---- deprecated aliases --------------------------------------------------------------------------
-@pytest.mark.parametrize("old", ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform",
-                                 "xavier_normal", "kaiming_uniform", "kaiming_normal",
-                                 "orthogonal", "sparse"])
+@pytest.mark.parametrize(
+    "old",
+    [
+        "uniform",
+        "normal",
+        "constant",
+        "eye",
+        "dirac",
+        "xavier_uniform",
+        "xavier_normal",
+        "kaiming_uniform",
+        "kaiming_normal",
+        "orthogonal",
+        "sparse",
+    ],
+)
 def test_deprecated_aliases_warn_and_work(old):
     shape = (3, 4, 2) if old == "dirac" else (3, 4)
     args = {"constant": (0.5,), "sparse": (0.5,)}.get(old, ())
     t = ember.empty(*shape)
-    with pytest.warns(FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of "
-                                           f"`nn.init.{old}_`.") as rec:
+    with pytest.warns(
+        FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`."
+    ) as rec:
         assert getattr(init, old)(t, *args) is t
     assert rec[0].filename == __file__
     assert getattr(init, old).__name__ == old

@@ -16,8 +16,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -121,8 +122,9 @@ def test_versions_on_meta_allocate_nothing():
 def test_bilinear_matches_torch(bias, lead):
     m = nn.Bilinear(3, 4, 6, bias=bias, dtype=ember.float64)
     t = torch.nn.Bilinear(3, 4, 6, bias=bias, dtype=torch.float64)
-    t.load_state_dict({k: torch.from_numpy(v.detach().numpy().copy())
-                       for k, v in m.state_dict().items()})
+    t.load_state_dict(
+        {k: torch.from_numpy(v.detach().numpy().copy()) for k, v in m.state_dict().items()}
+    )
     assert list(m.state_dict()) == list(t.state_dict())
     assert repr(m) == repr(t)
     rng = np.random.default_rng(0)
@@ -153,6 +155,8 @@ def test_bilinear_shape_errors_are_runtime_errors(shapes):
 
 def test_bilinear_gradcheck():
     rng = np.random.default_rng(3)
-    args = [ember.tensor(rng.standard_normal(s), requires_grad=True)
-            for s in [(2, 3), (2, 4), (5, 3, 4), (5,)]]
+    args = [
+        ember.tensor(rng.standard_normal(s), requires_grad=True)
+        for s in [(2, 3), (2, 4), (5, 3, 4), (5,)]
+    ]
     assert ember.autograd.gradcheck(nn.functional.bilinear, args)

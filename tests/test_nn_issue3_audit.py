@@ -22,8 +22,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def both(fn):
@@ -64,8 +65,9 @@ class DirectLoader(nn.Module):
         self.scale = nn.Parameter(ember.ones(2))
         self.register_buffer("steps", ember.zeros(1))
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         old = prefix + "old_scale"
         if old in state_dict:
             with ember.no_grad():
@@ -73,8 +75,9 @@ class DirectLoader(nn.Module):
             self.steps = ember.full((1,), 7.0)
         if prefix + "boom" in state_dict:
             raise ValueError("custom loader failed midway")
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 class RaisesAfterSuper(nn.Linear):
@@ -99,8 +102,10 @@ class Net(nn.Module):
 
 def snapshot(m):
     """Every value of the module's state and every tensor object, to compare after a load."""
-    values = {k: (v.detach().numpy().tolist() if isinstance(v, ember.Tensor) else
-                  copy.deepcopy(v)) for k, v in m.state_dict().items()}
+    values = {
+        k: (v.detach().numpy().tolist() if isinstance(v, ember.Tensor) else copy.deepcopy(v))
+        for k, v in m.state_dict().items()
+    }
     objects = [(n, id(t)) for n, t in m.named_parameters()]
     objects += [(n, id(t)) for n, t in m.named_buffers()]
     return values, objects
@@ -120,26 +125,48 @@ def raising_pre_hook(module, *args):
 
 FAILURES = {
     # name: (edit the state dict / module, expected exception, message)
-    "size mismatch": (lambda sd, net: sd.update({"last.bias": ember.ones(5)}),
-                      RuntimeError, "size mismatch for last.bias"),
-    "load pre-hook raises": (lambda sd, net: net.last.register_load_state_dict_pre_hook(
-        raising_pre_hook), ValueError, "pre-hook failed"),
-    "custom loader raises after super()": (lambda sd, net: sd.update({"after.boom": 1}),
-                                           ValueError, "failed after super"),
+    "size mismatch": (
+        lambda sd, net: sd.update({"last.bias": ember.ones(5)}),
+        RuntimeError,
+        "size mismatch for last.bias",
+    ),
+    "load pre-hook raises": (
+        lambda sd, net: net.last.register_load_state_dict_pre_hook(raising_pre_hook),
+        ValueError,
+        "pre-hook failed",
+    ),
+    "custom loader raises after super()": (
+        lambda sd, net: sd.update({"after.boom": 1}),
+        ValueError,
+        "failed after super",
+    ),
     "custom loader raises after writing itself": (
-        lambda sd, net: sd.update({"direct.old_scale": ember.full((2,), 3.0),
-                                   "direct.boom": 1}), ValueError, "failed midway"),
+        lambda sd, net: sd.update({"direct.old_scale": ember.full((2,), 3.0), "direct.boom": 1}),
+        ValueError,
+        "failed midway",
+    ),
     "direct writes, then a later size mismatch": (
-        lambda sd, net: sd.update({"direct.old_scale": ember.full((2,), 3.0),
-                                   "last.weight": ember.ones(2, 2)}),
-        RuntimeError, "size mismatch for last.weight"),
-    "set_extra_state raises (last)": (lambda sd, net: sd.update({"extra2._extra_state":
-                                                                {"k": -1}}),
-                                      ValueError, "negative k"),
+        lambda sd, net: sd.update(
+            {"direct.old_scale": ember.full((2,), 3.0), "last.weight": ember.ones(2, 2)}
+        ),
+        RuntimeError,
+        "size mismatch for last.weight",
+    ),
+    "set_extra_state raises (last)": (
+        lambda sd, net: sd.update({"extra2._extra_state": {"k": -1}}),
+        ValueError,
+        "negative k",
+    ),
     "set_extra_state raises (before another)": (
-        lambda sd, net: sd.update({"extra._extra_state": {"k": -1}}), ValueError, "negative k"),
-    "load post-hook raises": (lambda sd, net: net.first.register_load_state_dict_post_hook(
-        raising_pre_hook), ValueError, "pre-hook failed"),
+        lambda sd, net: sd.update({"extra._extra_state": {"k": -1}}),
+        ValueError,
+        "negative k",
+    ),
+    "load post-hook raises": (
+        lambda sd, net: net.first.register_load_state_dict_post_hook(raising_pre_hook),
+        ValueError,
+        "pre-hook failed",
+    ),
 }
 
 
@@ -212,9 +239,9 @@ def post_hook_run(lib, clear_in):
     net = Tree()
     seen = []
     for name, mod in net.named_modules():
+
         def hook(m, incompatible, name=name):
-            seen.append((name, list(incompatible.missing_keys),
-                         list(incompatible.unexpected_keys)))
+            seen.append((name, list(incompatible.missing_keys), list(incompatible.unexpected_keys)))
             if name == clear_in:
                 incompatible.missing_keys.clear()
                 incompatible.unexpected_keys.clear()
@@ -233,11 +260,13 @@ def post_hook_run(lib, clear_in):
 
 def test_a_post_hook_sees_only_the_keys_gathered_so_far():
     seen, _ = post_hook_run(ember, None)
-    assert seen == [("a", ["a.bias"], ["junk"]),
-                    ("b", ["a.bias"], ["junk", "b.junk"]),
-                    ("c.0", ["a.bias", "c.0.weight"], ["junk", "b.junk"]),
-                    ("c", ["a.bias", "c.0.weight"], ["junk", "b.junk"]),
-                    ("", ["a.bias", "c.0.weight"], ["junk", "b.junk"])]
+    assert seen == [
+        ("a", ["a.bias"], ["junk"]),
+        ("b", ["a.bias"], ["junk", "b.junk"]),
+        ("c.0", ["a.bias", "c.0.weight"], ["junk", "b.junk"]),
+        ("c", ["a.bias", "c.0.weight"], ["junk", "b.junk"]),
+        ("", ["a.bias", "c.0.weight"], ["junk", "b.junk"]),
+    ]
 
 
 def test_a_child_post_hook_cannot_forgive_a_later_sibling():
@@ -260,8 +289,10 @@ TO_CALLS = [
     ("copy=False", lambda lib, m: m.to(lib.float64, copy=False)),
     ("device and copy", lambda lib, m: m.to("cpu", copy=True)),
     ("positional copy", lambda lib, m: m.to(lib.float64, False, True)),
-    ("positional copy after device and dtype",
-     lambda lib, m: m.to("cpu", lib.float64, False, False)),
+    (
+        "positional copy after device and dtype",
+        lambda lib, m: m.to("cpu", lib.float64, False, False),
+    ),
     ("positional non_blocking only", lambda lib, m: m.to("cpu", lib.float64, True)),
     ("non_blocking keyword", lambda lib, m: m.to(lib.float64, non_blocking=True)),
 ]
@@ -294,7 +325,9 @@ def test_module_to_arguments_match_torch(name, call):
 
 # ---- `import ember as torch`: the same dotted names reach the same objects --------------------
 PATHS = [
-    "nn.Module", "nn.modules.Module", "nn.modules.module.Module",
+    "nn.Module",
+    "nn.modules.Module",
+    "nn.modules.module.Module",
     "nn.modules.module.register_module_forward_pre_hook",
     "nn.modules.module.register_module_forward_hook",
     "nn.modules.module.register_module_full_backward_pre_hook",
@@ -303,18 +336,40 @@ PATHS = [
     "nn.modules.module.register_module_buffer_registration_hook",
     "nn.modules.module.register_module_module_registration_hook",
     "nn.modules.module.register_module_parameter_registration_hook",
-    "nn.modules.module._IncompatibleKeys", "nn.modules.module._addindent",
-    "nn.Parameter", "nn.parameter.Parameter", "nn.Buffer", "nn.parameter.Buffer",
-    "nn.UninitializedParameter", "nn.parameter.UninitializedParameter",
-    "nn.UninitializedBuffer", "nn.parameter.UninitializedBuffer", "nn.parameter.is_lazy",
-    "nn.modules.lazy.LazyModuleMixin", "nn.LazyLinear", "nn.modules.LazyLinear",
-    "nn.modules.linear.LazyLinear", "nn.Linear", "nn.modules.linear.Linear", "nn.Identity",
-    "nn.modules.linear.Identity", "nn.Sequential", "nn.modules.container.Sequential",
-    "nn.ModuleList", "nn.modules.container.ModuleList", "nn.ModuleDict",
-    "nn.modules.container.ModuleDict", "nn.ParameterList", "nn.modules.container.ParameterList",
-    "nn.ParameterDict", "nn.modules.container.ParameterDict", "nn.DataParallel",
-    "nn.parallel.DataParallel", "nn.parallel.data_parallel",
-    "nn.utils.stateless.functional_call", "func.functional_call",
+    "nn.modules.module._IncompatibleKeys",
+    "nn.modules.module._addindent",
+    "nn.Parameter",
+    "nn.parameter.Parameter",
+    "nn.Buffer",
+    "nn.parameter.Buffer",
+    "nn.UninitializedParameter",
+    "nn.parameter.UninitializedParameter",
+    "nn.UninitializedBuffer",
+    "nn.parameter.UninitializedBuffer",
+    "nn.parameter.is_lazy",
+    "nn.modules.lazy.LazyModuleMixin",
+    "nn.LazyLinear",
+    "nn.modules.LazyLinear",
+    "nn.modules.linear.LazyLinear",
+    "nn.Linear",
+    "nn.modules.linear.Linear",
+    "nn.Identity",
+    "nn.modules.linear.Identity",
+    "nn.Sequential",
+    "nn.modules.container.Sequential",
+    "nn.ModuleList",
+    "nn.modules.container.ModuleList",
+    "nn.ModuleDict",
+    "nn.modules.container.ModuleDict",
+    "nn.ParameterList",
+    "nn.modules.container.ParameterList",
+    "nn.ParameterDict",
+    "nn.modules.container.ParameterDict",
+    "nn.DataParallel",
+    "nn.parallel.DataParallel",
+    "nn.parallel.data_parallel",
+    "nn.utils.stateless.functional_call",
+    "func.functional_call",
 ]
 
 
@@ -337,7 +392,8 @@ def test_aliases_are_the_same_objects():
     assert t.nn.modules.LazyLinear is t.nn.LazyLinear is t.nn.modules.linear.LazyLinear
     assert t.nn.parallel.DataParallel is t.nn.DataParallel
     assert t.nn.modules.module.register_module_forward_hook is (
-        module_mod.register_module_forward_hook)
+        module_mod.register_module_forward_hook
+    )
 
 
 @needs_torch
@@ -414,18 +470,29 @@ def forward_hook_run(lib):
     handles = [
         m.register_forward_pre_hook(lambda mod, a: events.append(("pre", a))),
         m.register_forward_pre_hook(
-            lambda mod, a, kw: (events.append(("pre_kw", a, dict(kw))),
-                                ((a[0] + 10,), {**kw, "y": kw.get("y", 1) * 2}))[1],
-            with_kwargs=True, prepend=True),
+            lambda mod, a, kw: (
+                events.append(("pre_kw", a, dict(kw))),
+                ((a[0] + 10,), {**kw, "y": kw.get("y", 1) * 2}),
+            )[1],
+            with_kwargs=True,
+            prepend=True,
+        ),
         m.register_forward_pre_hook(lambda mod, a: a[0] * 3),  # not a tuple: wrapped
         m.register_forward_hook(lambda mod, a, o: (events.append(("fwd", a, o)), o + 100)[1]),
-        m.register_forward_hook(lambda mod, a, kw, o: events.append(("fwd_kw", a, dict(kw), o)),
-                                with_kwargs=True, prepend=True),
-        m.register_forward_hook(lambda mod, a, o: events.append(("always", a, o)),
-                                always_call=True),
+        m.register_forward_hook(
+            lambda mod, a, kw, o: events.append(("fwd_kw", a, dict(kw), o)),
+            with_kwargs=True,
+            prepend=True,
+        ),
+        m.register_forward_hook(
+            lambda mod, a, o: events.append(("always", a, o)), always_call=True
+        ),
         m.register_forward_hook(
             lambda mod, a, kw, o: events.append(("always_kw", a, dict(kw), o)),
-            always_call=True, with_kwargs=True, prepend=True),
+            always_call=True,
+            with_kwargs=True,
+            prepend=True,
+        ),
     ]
     events.append(("result", m(1, y=2)))
     try:
@@ -442,13 +509,24 @@ def forward_hook_run(lib):
 def test_forward_hook_order_with_prepend_kwargs_and_always_call():
     events = forward_hook_run(ember)
     assert events[:8] == [
-        ("pre_kw", (1,), {"y": 2}), ("pre", (11,)), ("forward", 33, 4),
-        ("always_kw", (33,), {"y": 4}, 37), ("fwd_kw", (33,), {"y": 4}, 37),
-        ("fwd", (33,), 37), ("always", (33,), 137), ("result", 137)]
+        ("pre_kw", (1,), {"y": 2}),
+        ("pre", (11,)),
+        ("forward", 33, 4),
+        ("always_kw", (33,), {"y": 4}, 37),
+        ("fwd_kw", (33,), {"y": 4}, 37),
+        ("fwd", (33,), 37),
+        ("always", (33,), 137),
+        ("result", 137),
+    ]
     # forward raised: only the always_call hooks run, with output None
     assert events[8:14] == [
-        ("pre_kw", (1,), {"y": -1}), ("pre", (11,)), ("forward", 33, -2),
-        ("always_kw", (33,), {"y": -2}, None), ("always", (33,), None), ("raised", "negative")]
+        ("pre_kw", (1,), {"y": -1}),
+        ("pre", (11,)),
+        ("forward", 33, -2),
+        ("always_kw", (33,), {"y": -2}, None),
+        ("always", (33,), None),
+        ("raised", "negative"),
+    ]
 
 
 @needs_torch
@@ -465,10 +543,14 @@ def state_dict_hook_run(lib):
     for name, m in net.named_modules():
         m.register_state_dict_pre_hook(
             lambda mod, prefix, keep_vars, name=name: events.append(
-                ("pre", name, prefix, keep_vars)))
+                ("pre", name, prefix, keep_vars)
+            )
+        )
         m.register_state_dict_post_hook(
             lambda mod, sd, prefix, md, name=name: events.append(
-                ("post", name, prefix, list(sd), dict(md))))
+                ("post", name, prefix, list(sd), dict(md))
+            )
+        )
     sd = net.state_dict(prefix="p.", keep_vars=True)
     events.append(list(sd._metadata.items()))
     events.append([type(v).__name__ for v in sd.values()])
@@ -492,13 +574,20 @@ def state_dict_hook_run(lib):
 def test_state_dict_hooks_order_and_arguments():
     events = state_dict_hook_run(ember)
     assert [e[:3] for e in events[:8]] == [
-        ("pre", "", "p."), ("pre", "0", "p.0."), ("post", "0", "p.0."), ("pre", "1", "p.1."),
-        ("pre", "1.0", "p.1.0."), ("post", "1.0", "p.1.0."), ("post", "1", "p.1."),
-        ("post", "", "p.")]
+        ("pre", "", "p."),
+        ("pre", "0", "p.0."),
+        ("post", "0", "p.0."),
+        ("pre", "1", "p.1."),
+        ("pre", "1.0", "p.1.0."),
+        ("post", "1.0", "p.1.0."),
+        ("post", "1", "p.1."),
+        ("post", "", "p."),
+    ]
     assert events[-2:] == [
         "state_dict post-hook must return None",
         "Cannot register the same function as the state dict post hook that was previously "
-        "registered via register_state_dict_post_hook"]
+        "registered via register_state_dict_post_hook",
+    ]
 
 
 @needs_torch
@@ -519,15 +608,27 @@ def conversion_run(lib):
     steps = []
 
     def record(label):
-        steps.append((label, m.weight is w, m.weight.grad is g, str(m.weight.dtype),
-                      str(m.weight.grad.dtype), str(m.i.dtype), str(m.f.dtype)))
+        steps.append(
+            (
+                label,
+                m.weight is w,
+                m.weight.grad is g,
+                str(m.weight.dtype),
+                str(m.weight.grad.dtype),
+                str(m.i.dtype),
+                str(m.f.dtype),
+            )
+        )
 
     for label, convert in [
-        ("double", lambda: m.double()), ("to(tensor)", lambda: m.to(lib.ones(1))),
-        ("half", lambda: m.half()), ("float", lambda: m.float()),
-        ("type", lambda: m.type(lib.float64)), ("to(device, dtype)",
-                                                lambda: m.to("cpu", lib.float32)),
-        ("to(dtype=)", lambda: m.to(dtype=lib.float64)), ("cpu", lambda: m.cpu()),
+        ("double", lambda: m.double()),
+        ("to(tensor)", lambda: m.to(lib.ones(1))),
+        ("half", lambda: m.half()),
+        ("float", lambda: m.float()),
+        ("type", lambda: m.type(lib.float64)),
+        ("to(device, dtype)", lambda: m.to("cpu", lib.float32)),
+        ("to(dtype=)", lambda: m.to(dtype=lib.float64)),
+        ("cpu", lambda: m.cpu()),
     ]:
         assert convert() is m
         record(label)
@@ -558,14 +659,18 @@ EARLY = [
 def early_errors(lib):
     out = []
     for _, make in EARLY:
+
         class Early(lib.nn.Module):
             def __init__(self, make=make):
                 self.x = make(lib)
                 super().__init__()
 
         out.append(early_message(Early))
-    for call in (lambda self: self.register_buffer("x", lib.ones(1)),
-                 lambda self: self.register_parameter("x", None)):
+    for call in (
+        lambda self: self.register_buffer("x", lib.ones(1)),
+        lambda self: self.register_parameter("x", None),
+    ):
+
         class EarlyCall(lib.nn.Module):
             def __init__(self, call=call):
                 call(self)
@@ -588,7 +693,8 @@ def test_assigning_before_super_init_tells_to_call_init_first():
         "cannot assign module before Module.__init__() call",
         "cannot assign buffer before Module.__init__() call",
         "cannot assign buffer before Module.__init__() call",
-        "cannot assign parameter before Module.__init__() call"]
+        "cannot assign parameter before Module.__init__() call",
+    ]
 
 
 @needs_torch
@@ -598,12 +704,15 @@ def test_assigning_before_super_init_matches_torch():
 
 
 # ---- registration diagnostics: the remaining container kinds ---------------------------------
-@pytest.mark.parametrize("make,kind,fix", [
-    (lambda: OrderedDict(a=nn.Identity()), "OrderedDict", "nn.ModuleDict"),
-    (lambda: frozenset([nn.Identity()]), "frozenset", "nn.ModuleList"),
-    (lambda: OrderedDict(w=nn.Parameter(ember.ones(1))), "OrderedDict", "nn.ParameterDict"),
-    (lambda: (nn.Parameter(ember.ones(1)),), "tuple", "nn.ParameterList"),
-])
+@pytest.mark.parametrize(
+    "make,kind,fix",
+    [
+        (lambda: OrderedDict(a=nn.Identity()), "OrderedDict", "nn.ModuleDict"),
+        (lambda: frozenset([nn.Identity()]), "frozenset", "nn.ModuleList"),
+        (lambda: OrderedDict(w=nn.Parameter(ember.ones(1))), "OrderedDict", "nn.ParameterDict"),
+        (lambda: (nn.Parameter(ember.ones(1)),), "tuple", "nn.ParameterList"),
+    ],
+)
 def test_other_container_kinds_warn_and_register_nothing(make, kind, fix):
     m = nn.Module()
     value = make()

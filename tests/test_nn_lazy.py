@@ -27,8 +27,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 
@@ -253,10 +254,16 @@ def test_dtype_float64():
     assert m.bias.dtype == ember.float64
 
 
-@pytest.mark.parametrize("convert", [lambda m: m.to(ember.float64), lambda m: m.double(),
-                                     lambda m: m.to(dtype=ember.float64),
-                                     lambda m: m.to("cpu", ember.float64)],
-                         ids=["to_dtype", "double", "to_kw", "to_device_dtype"])
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda m: m.to(ember.float64),
+        lambda m: m.double(),
+        lambda m: m.to(dtype=ember.float64),
+        lambda m: m.to("cpu", ember.float64),
+    ],
+    ids=["to_dtype", "double", "to_kw", "to_device_dtype"],
+)
 def test_conversion_before_initialization(convert):
     m = LazyLinear(3)
     w, b = m.weight, m.bias
@@ -302,8 +309,7 @@ def test_to_meta_before_initialization():
 
 # ---- copies --------------------------------------------------------------------------------------
 def _copies():
-    return [("deepcopy", copy.deepcopy),
-            ("pickle", lambda m: pickle.loads(pickle.dumps(m)))]
+    return [("deepcopy", copy.deepcopy), ("pickle", lambda m: pickle.loads(pickle.dumps(m)))]
 
 
 @pytest.mark.parametrize("name,clone", _copies(), ids=[n for n, _ in _copies()])
@@ -369,8 +375,9 @@ def test_mixin_without_initialize_parameters():
         def forward(self, x):
             return x
 
-    with pytest.raises(NotImplementedError,
-                       match="initialize_parameters is not implemented for Bare"):
+    with pytest.raises(
+        NotImplementedError, match="initialize_parameters is not implemented for Bare"
+    ):
         Bare()(ember.ones(1))
 
 
@@ -422,9 +429,14 @@ def _snapshot(m):
     """What a user sees of a module: its type name, repr, the state_dict keys and how each
     value prints when uninitialized (or its shape otherwise)."""
     sd = m.state_dict()
-    return (type(m).__name__, repr(m),
-            [(k, repr(v) if type(v).__name__.startswith("Uninitialized") else tuple(v.shape))
-             for k, v in sd.items()])
+    return (
+        type(m).__name__,
+        repr(m),
+        [
+            (k, repr(v) if type(v).__name__.startswith("Uninitialized") else tuple(v.shape))
+            for k, v in sd.items()
+        ],
+    )
 
 
 @needs_torch
@@ -501,11 +513,9 @@ def test_forward_backward_parity(shape, bias, dtype):
     ey.backward(ember.tensor(g))
     ty.backward(torch.tensor(g))
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=rtol, atol=atol)
-    np.testing.assert_allclose(e.weight.grad.numpy(), t.weight.grad.numpy(), rtol=rtol,
-                               atol=atol)
+    np.testing.assert_allclose(e.weight.grad.numpy(), t.weight.grad.numpy(), rtol=rtol, atol=atol)
     if bias:
-        np.testing.assert_allclose(e.bias.grad.numpy(), t.bias.grad.numpy(), rtol=rtol,
-                                   atol=atol)
+        np.testing.assert_allclose(e.bias.grad.numpy(), t.bias.grad.numpy(), rtol=rtol, atol=atol)
 
 
 @needs_torch
@@ -514,6 +524,7 @@ def test_loading_torch_weights_into_uninitialized_module():
     e = LazyLinear(2).double()
     e.load_state_dict(_to_ember(t.state_dict()))
     x = np.random.default_rng(0).standard_normal((3, 6))
-    np.testing.assert_allclose(_np(e(ember.tensor(x))), t(torch.tensor(x)).detach().numpy(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        _np(e(ember.tensor(x))), t(torch.tensor(x)).detach().numpy(), rtol=1e-12
+    )
     assert type(e) is Linear and e.in_features == 6

@@ -16,8 +16,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 
@@ -84,8 +85,9 @@ def test_reset_parameters_redraws_in_place():
 def test_zero_in_features_warns_like_torch():
     with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
         m = Linear(0, 3)
-    np.testing.assert_array_equal(m(ember.ones(2, 0)).detach().numpy(), m.bias.detach().numpy()
-                                  * np.ones((2, 1), np.float32))
+    np.testing.assert_array_equal(
+        m(ember.ones(2, 0)).detach().numpy(), m.bias.detach().numpy() * np.ones((2, 1), np.float32)
+    )
 
 
 def test_forward_shapes():
@@ -186,8 +188,9 @@ def _pair(in_f, out_f, bias, dtype):
 @needs_torch
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("bias", [True, False])
-@pytest.mark.parametrize("shape", [(5,), (3, 5), (2, 3, 5), (2, 1, 3, 5)],
-                         ids=lambda s: f"{len(s)}d")
+@pytest.mark.parametrize(
+    "shape", [(5,), (3, 5), (2, 3, 5), (2, 1, 3, 5)], ids=lambda s: f"{len(s)}d"
+)
 def test_forward_backward_parity(shape, bias, dtype):
     e, t = _pair(5, 4, bias, dtype)
     rng = np.random.default_rng(len(shape) + 10 * bias)
@@ -205,8 +208,7 @@ def test_forward_backward_parity(shape, bias, dtype):
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=rtol, atol=atol)
     np.testing.assert_allclose(e.weight.grad.numpy(), t.weight.grad.numpy(), rtol=rtol, atol=atol)
     if bias:
-        np.testing.assert_allclose(e.bias.grad.numpy(), t.bias.grad.numpy(), rtol=rtol,
-                                   atol=atol)
+        np.testing.assert_allclose(e.bias.grad.numpy(), t.bias.grad.numpy(), rtol=rtol, atol=atol)
     else:
         assert e.bias is None and t.bias is None
 
@@ -232,8 +234,11 @@ def test_training_steps_match_torch():
 
 
 @needs_torch
-@pytest.mark.parametrize("args", [(3, 4), (3, 4, False), (0, 1), (1, 0, False)],
-                         ids=["bias", "nobias", "zero_in", "zero_out"])
+@pytest.mark.parametrize(
+    "args",
+    [(3, 4), (3, 4, False), (0, 1), (1, 0, False)],
+    ids=["bias", "nobias", "zero_in", "zero_out"],
+)
 def test_repr_matches_torch(args):
     import warnings
 
@@ -249,8 +254,12 @@ def test_state_dict_loads_into_torch():
     t = torch.nn.Linear(4, 2)
     t.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in e.state_dict().items()})
     x = np.ones((1, 4), np.float32)
-    np.testing.assert_allclose(e(ember.tensor(x)).detach().numpy(),
-                               t(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        e(ember.tensor(x)).detach().numpy(),
+        t(torch.tensor(x)).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-6,
+    )
 
 
 @needs_torch
@@ -259,9 +268,9 @@ def test_default_init_distribution_matches_torch():
     ember.manual_seed(0)
     torch.manual_seed(0)
     ew = np.concatenate([Linear(64, 64).weight.detach().numpy().ravel() for _ in range(5)])
-    tw = np.concatenate([torch.nn.Linear(64, 64).weight.detach().numpy().ravel()
-                         for _ in range(5)])
+    tw = np.concatenate([torch.nn.Linear(64, 64).weight.detach().numpy().ravel() for _ in range(5)])
     assert abs(ew.max() - tw.max()) < 0.01 and abs(ew.min() - tw.min()) < 0.01
     assert abs(ew.std() - tw.std()) < 0.01 * tw.std() * 10
-    np.testing.assert_allclose(np.quantile(ew, [0.1, 0.5, 0.9]),
-                               np.quantile(tw, [0.1, 0.5, 0.9]), atol=0.01)
+    np.testing.assert_allclose(
+        np.quantile(ew, [0.1, 0.5, 0.9]), np.quantile(tw, [0.1, 0.5, 0.9]), atol=0.01
+    )

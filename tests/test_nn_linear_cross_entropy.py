@@ -19,8 +19,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RNG = np.random.default_rng(0)
 TOL = 1e-9
@@ -54,8 +55,9 @@ def _run(mod, x, w, t, b=None, cw=None, opt=None, grad_seed=1, **kw):
     bb = mod.tensor(b, requires_grad=True) if b is not None else None
     if cw is not None:
         kw["weight"] = mod.tensor(cw)
-    loss = mod.nn.functional.linear_cross_entropy(xx, ww, mod.tensor(t), linear_bias=bb,
-                                                  options=_opts(mod, opt), **kw)
+    loss = mod.nn.functional.linear_cross_entropy(
+        xx, ww, mod.tensor(t), linear_bias=bb, options=_opts(mod, opt), **kw
+    )
     g = np.random.default_rng(grad_seed).standard_normal(tuple(loss.shape))
     (loss * mod.tensor(g)).sum().backward()
     return [loss] + [a.grad if a is not None else None for a in (xx, ww, bb)]
@@ -77,18 +79,33 @@ def _targets(ignore=-100):
     return t
 
 
-OPTIONS = [None, {}, {"batch_chunk_size": 2}, {"batch_chunk_size": 4, "allow_retain_graph": True},
-           {"chunking_method": None}, {"chunking_method": "aspect_ratio:1"},
-           {"batch_chunk_size": 1, "acc_policy": "accurate"}, {"acc_dtype": "float64"}]
+OPTIONS = [
+    None,
+    {},
+    {"batch_chunk_size": 2},
+    {"batch_chunk_size": 4, "allow_retain_graph": True},
+    {"chunking_method": None},
+    {"chunking_method": "aspect_ratio:1"},
+    {"batch_chunk_size": 1, "acc_policy": "accurate"},
+    {"acc_dtype": "float64"},
+]
 
 
 # ---- the functional: reference and chunked paths -------------------------------------------------
 @needs_torch
 @pytest.mark.parametrize("opt", OPTIONS)
-@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"},
-                                {"ignore_index": 5}, {"weighted": True},
-                                {"weighted": True, "reduction": "none", "ignore_index": 7},
-                                {"weighted": True, "reduction": "sum"}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"reduction": "sum"},
+        {"reduction": "none"},
+        {"ignore_index": 5},
+        {"weighted": True},
+        {"weighted": True, "reduction": "none", "ignore_index": 7},
+        {"weighted": True, "reduction": "sum"},
+    ],
+)
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_cross_entropy_matches_torch(opt, kw, bias):
     kw = dict(kw)
@@ -115,19 +132,35 @@ def test_all_targets_ignored_and_empty_batch_match_torch(opt):
         t = np.full(n, -100)
         for reduction in ("mean", "sum", "none"):
             x = _rand(n, D)
-            el = EF.linear_cross_entropy(ember.tensor(x), ember.tensor(_rand(C, D)),
-                                         ember.tensor(t), reduction=reduction,
-                                         options=_opts(ember, opt))
+            el = EF.linear_cross_entropy(
+                ember.tensor(x),
+                ember.tensor(_rand(C, D)),
+                ember.tensor(t),
+                reduction=reduction,
+                options=_opts(ember, opt),
+            )
             tl = torch.nn.functional.linear_cross_entropy(
-                torch.tensor(x), torch.tensor(_rand(C, D)), torch.tensor(t),
-                reduction=reduction, options=_opts(torch, opt))
+                torch.tensor(x),
+                torch.tensor(_rand(C, D)),
+                torch.tensor(t),
+                reduction=reduction,
+                options=_opts(torch, opt),
+            )
             np.testing.assert_array_equal(el.numpy(), tl.numpy())  # nan, 0 and zeros alike
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"reduction": "none"}, {"reduction": "sum"},
-                                {"label_smoothing": 0.2}, {"ignore_index": 1},
-                                {"weighted": True, "label_smoothing": 0.1}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"reduction": "none"},
+        {"reduction": "sum"},
+        {"label_smoothing": 0.2},
+        {"ignore_index": 1},
+        {"weighted": True, "label_smoothing": 0.1},
+    ],
+)
 @pytest.mark.parametrize("out_features", [(3,), (2, 3)])
 def test_k_dimensional_class_index_targets_match_torch(kw, out_features):
     kw = dict(kw)
@@ -139,8 +172,10 @@ def test_k_dimensional_class_index_targets_match_torch(kw, out_features):
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"reduction": "none"}, {"reduction": "sum"},
-                                {"label_smoothing": 0.3}, {"weighted": True}])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"reduction": "none"}, {"reduction": "sum"}, {"label_smoothing": 0.3}, {"weighted": True}],
+)
 @pytest.mark.parametrize("out_features", [(), (3,)])
 def test_probability_targets_match_torch(kw, out_features):
     kw = dict(kw)
@@ -217,8 +252,10 @@ def test_gradcheck_and_gradgradcheck(opt, reduction):
     o = _opts(ember, opt)
 
     def f(x, w, b):
-        return EF.linear_cross_entropy(x, w, t, linear_bias=b, weight=cw, reduction=reduction,
-                                       options=o)
+        return EF.linear_cross_entropy(
+            x, w, t, linear_bias=b, weight=cw, reduction=reduction, options=o
+        )
+
     assert ember.autograd.gradcheck(f, (x, w, b))
     assert ember.autograd.gradgradcheck(f, (x, w, b))
 
@@ -231,7 +268,7 @@ def test_chunked_double_backward_equals_the_reference_one():
         xx, ww, bb = (ember.tensor(a, requires_grad=True) for a in (x, w, b))
         loss = EF.linear_cross_entropy(xx, ww, t, linear_bias=bb, options=opt)
         gx, gw = ember.autograd.grad(loss, (xx, ww), create_graph=True)
-        ((gx ** 2).sum() + (gw ** 3).sum()).backward()
+        ((gx**2).sum() + (gw**3).sum()).backward()
         res.append((xx.grad, ww.grad, bb.grad))
     for a, c in zip(*res):
         _close(a, c, 1e-12)
@@ -245,8 +282,9 @@ def test_chunked_backward_twice_gives_the_same_gradients(allow, reduction):
     x = ember.tensor(_rand(N, D), requires_grad=True)
     w = ember.tensor(_rand(C, D), requires_grad=True)
     opt = enn.LinearCrossEntropyOptions(batch_chunk_size=3, allow_retain_graph=allow)
-    loss = EF.linear_cross_entropy(x, w, ember.tensor(_targets()), options=opt,
-                                   reduction=reduction).sum()
+    loss = EF.linear_cross_entropy(
+        x, w, ember.tensor(_targets()), options=opt, reduction=reduction
+    ).sum()
     loss.backward(retain_graph=True)
     first = (x.grad.clone(), w.grad.clone())
     loss.backward()
@@ -280,19 +318,26 @@ def test_no_gradient_work_without_recording():
 
 # ---- errors ------------------------------------------------------------------------------------
 def _err_args(x=(N, D), w=(C, D), t=(N,), b=None, tdt=np.int64, xdt=np.float64):
-    args = [np.zeros(x, xdt), np.zeros(w), RNG.integers(0, C, t).astype(tdt) if t else
-            np.array(1)]
+    args = [np.zeros(x, xdt), np.zeros(w), RNG.integers(0, C, t).astype(tdt) if t else np.array(1)]
     return args, ({} if b is None else {"linear_bias": np.zeros(b)})
 
 
 ERRORS = [
-    (_err_args(x=(2, N, D)), {}), (_err_args(x=()), {}), (_err_args(w=(C * D,)), {}),
-    (_err_args(w=(C, D + 1)), {}), (_err_args(b=(C + 1,)), {}),
+    (_err_args(x=(2, N, D)), {}),
+    (_err_args(x=()), {}),
+    (_err_args(w=(C * D,)), {}),
+    (_err_args(w=(C, D + 1)), {}),
+    (_err_args(b=(C + 1,)), {}),
     (_err_args(w=(C, 2, D), b=(C,)), {}),
-    (_err_args(x=(D,), w=(C, 2, D)), {}), (_err_args(t=(N, C)), {"ignore_index": 1}),
-    (_err_args(t=(N + 1,)), {}), (_err_args(t=(N, 2)), {}), (_err_args(x=(D,), t=(2,)), {}),
-    (_err_args(), {"reduction": "average"}), (_err_args(), {"label_smoothing": 1.5}),
-    (_err_args(), {"weight": np.ones(3)}), (_err_args(xdt=np.float32), {}),
+    (_err_args(x=(D,), w=(C, 2, D)), {}),
+    (_err_args(t=(N, C)), {"ignore_index": 1}),
+    (_err_args(t=(N + 1,)), {}),
+    (_err_args(t=(N, 2)), {}),
+    (_err_args(x=(D,), t=(2,)), {}),
+    (_err_args(), {"reduction": "average"}),
+    (_err_args(), {"label_smoothing": 1.5}),
+    (_err_args(), {"weight": np.ones(3)}),
+    (_err_args(xdt=np.float32), {}),
 ]
 
 
@@ -305,15 +350,17 @@ def test_errors_match_torchs_reference_path(case, opt):
 
     def call(mod):
         kws = {k: mod.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
-        return mod.nn.functional.linear_cross_entropy(*(mod.tensor(a) for a in args),
-                                                      options=_opts(mod, opt), **kws)
+        return mod.nn.functional.linear_cross_entropy(
+            *(mod.tensor(a) for a in args), options=_opts(mod, opt), **kws
+        )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fallback warning, for the options that need it
         with pytest.raises(Exception) as expected:
             call(torch) if opt is None else torch.nn.functional.linear_cross_entropy(
                 *(torch.tensor(a) for a in args),
-                **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
-                   for k, v in kw.items()})
+                **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()},
+            )
         with pytest.raises(expected.type) as got:
             call(ember)
     if opt is None:
@@ -326,11 +373,12 @@ def test_chunked_path_errors_match_torch():
     x, w = torch.zeros(N, D), torch.zeros(C, D, dtype=torch.float64)
     t = torch.zeros(N, dtype=torch.long)
     opts = torch.nn.LinearCrossEntropyOptions
-    cases = [((x, w, t), {"options": opts()}),  # input and weight dtypes differ
-             ((x.double(), w, t), {"options": opts(acc_dtype=torch.float32)}),
-             ((x, w.float(), t), {"options": opts(acc_dtype=torch.float64)}),
-             ((x.double(), w, t), {"options": opts(batch_chunk_size=3,
-                                                   chunking_method="aspect_ratio")})]
+    cases = [
+        ((x, w, t), {"options": opts()}),  # input and weight dtypes differ
+        ((x.double(), w, t), {"options": opts(acc_dtype=torch.float32)}),
+        ((x, w.float(), t), {"options": opts(acc_dtype=torch.float64)}),
+        ((x.double(), w, t), {"options": opts(batch_chunk_size=3, chunking_method="aspect_ratio")}),
+    ]
     for args, kw in cases:
         with pytest.raises(Exception) as expected:
             torch.nn.functional.linear_cross_entropy(*args, **kw)
@@ -341,17 +389,33 @@ def test_chunked_path_errors_match_torch():
     # out-of-range targets: the reference path's IndexError (torch's chunked path raises
     # RuntimeError or IndexError depending on the class weight)
     with pytest.raises(IndexError, match="Target 10 is out of bounds"):
-        EF.linear_cross_entropy(ember.zeros(2, D), ember.zeros(C, D), ember.tensor([0, 10]),
-                                options=enn.LinearCrossEntropyOptions())
+        EF.linear_cross_entropy(
+            ember.zeros(2, D),
+            ember.zeros(C, D),
+            ember.tensor([0, 10]),
+            options=enn.LinearCrossEntropyOptions(),
+        )
     with pytest.raises(RuntimeError, match="not differentiable"):
-        EF.linear_cross_entropy(ember.zeros(2, D), ember.zeros(C, D), ember.tensor([0, 1]),
-                                weight=ember.ones(C, requires_grad=True),
-                                options=enn.LinearCrossEntropyOptions())
+        EF.linear_cross_entropy(
+            ember.zeros(2, D),
+            ember.zeros(C, D),
+            ember.tensor([0, 1]),
+            weight=ember.ones(C, requires_grad=True),
+            options=enn.LinearCrossEntropyOptions(),
+        )
 
 
 def _to_ember_options(o):
-    kw = {f: getattr(o, f) for f in ("allow_retain_graph", "batch_chunk_size", "chunking_method",
-                                     "acc_policy", "acc_dtype")}
+    kw = {
+        f: getattr(o, f)
+        for f in (
+            "allow_retain_graph",
+            "batch_chunk_size",
+            "chunking_method",
+            "acc_policy",
+            "acc_dtype",
+        )
+    }
     if kw["acc_dtype"] is not None:
         kw["acc_dtype"] = getattr(ember, str(kw["acc_dtype"]).split(".")[1])
     return enn.LinearCrossEntropyOptions(**kw)
@@ -364,26 +428,41 @@ def test_options_fields_repr_equality_and_frozenness():
 
     fields = [f.name for f in dataclasses.fields(enn.LinearCrossEntropyOptions)]
     assert fields == [f.name for f in dataclasses.fields(torch.nn.LinearCrossEntropyOptions)]
-    for kw in ({}, {"batch_chunk_size": 16, "allow_retain_graph": True},
-               {"chunking_method": "aspect_ratio:4", "acc_policy": "compact"}):
+    for kw in (
+        {},
+        {"batch_chunk_size": 16, "allow_retain_graph": True},
+        {"chunking_method": "aspect_ratio:4", "acc_policy": "compact"},
+    ):
         e, t = enn.LinearCrossEntropyOptions(**kw), torch.nn.LinearCrossEntropyOptions(**kw)
         assert repr(e) == repr(t)
         assert e == enn.LinearCrossEntropyOptions(**kw) and hash(e) == hash(
-            enn.LinearCrossEntropyOptions(**kw))
+            enn.LinearCrossEntropyOptions(**kw)
+        )
     assert repr(enn.LinearCrossEntropyOptions(acc_dtype=ember.float32)) == repr(
-        torch.nn.LinearCrossEntropyOptions(acc_dtype=torch.float32)).replace("torch.", "ember.")
+        torch.nn.LinearCrossEntropyOptions(acc_dtype=torch.float32)
+    ).replace("torch.", "ember.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         enn.LinearCrossEntropyOptions().batch_chunk_size = 3
     assert not hasattr(enn.LinearCrossEntropyOptions(), "__dict__")  # slots, as torch's
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [
-    {"acc_policy": "fast"}, {"chunking_method": "aspect_ratio:0"}, {"chunking_method": "foo"},
-    {"chunking_method": "aspect_ratio:x"}, {"chunking_method": ""}, {"batch_chunk_size": 0},
-    {"batch_chunk_size": 2.0}, {"batch_chunk_size": -3}, {"acc_dtype": "int64"},
-    {"acc_dtype": "float32_str"}, {"chunking_method": 3},
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"acc_policy": "fast"},
+        {"chunking_method": "aspect_ratio:0"},
+        {"chunking_method": "foo"},
+        {"chunking_method": "aspect_ratio:x"},
+        {"chunking_method": ""},
+        {"batch_chunk_size": 0},
+        {"batch_chunk_size": 2.0},
+        {"batch_chunk_size": -3},
+        {"acc_dtype": "int64"},
+        {"acc_dtype": "float32_str"},
+        {"chunking_method": 3},
+    ],
+)
 def test_options_validation_matches_torch(kw):
     def conv(mod):
         out = dict(kw)
@@ -392,6 +471,7 @@ def test_options_validation_matches_torch(kw):
         elif out.get("acc_dtype") == "float32_str":
             out["acc_dtype"] = "float32"
         return out
+
     with pytest.raises(Exception) as expected:
         torch.nn.LinearCrossEntropyOptions(**conv(torch))
     with pytest.raises(expected.type) as got:
@@ -406,12 +486,21 @@ def test_options_validation_matches_torch(kw):
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"batch_chunk_size": 5}, {"batch_chunk_size": 100},
-                                {"chunking_method": None}, {"chunking_method": "aspect_ratio"},
-                                {"chunking_method": "aspect_ratio:8", "acc_policy": "balanced"},
-                                {"acc_dtype": "float32"}])
-@pytest.mark.parametrize("shape", [(7, 4, 10), (1000, 64, 50000), (33, 16, 16), (0, 4, 10),
-                                   (512, 128, 100)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"batch_chunk_size": 5},
+        {"batch_chunk_size": 100},
+        {"chunking_method": None},
+        {"chunking_method": "aspect_ratio"},
+        {"chunking_method": "aspect_ratio:8", "acc_policy": "balanced"},
+        {"acc_dtype": "float32"},
+    ],
+)
+@pytest.mark.parametrize(
+    "shape", [(7, 4, 10), (1000, 64, 50000), (33, 16, 16), (0, 4, 10), (512, 128, 100)]
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_options_resolve_as_torch(kw, shape, dtype):
     te, tt = getattr(ember, dtype), getattr(torch, dtype)
@@ -421,9 +510,11 @@ def test_options_resolve_as_torch(kw, shape, dtype):
     for device in ("cpu", None):
         n, d, c = shape
         t = torch.nn.LinearCrossEntropyOptions(**tkw)._adjust(
-            n, d, c, tt, torch.device(device) if device else None)
+            n, d, c, tt, torch.device(device) if device else None
+        )
         e = enn.LinearCrossEntropyOptions(**ekw)._adjust(
-            n, d, c, te, ember.device(device) if device else None)
+            n, d, c, te, ember.device(device) if device else None
+        )
         assert repr(e) == repr(t).replace("torch.", "ember.")
 
 
@@ -442,11 +533,15 @@ def _pair(in_features=D, num_classes=C, **kw):
     return em, tm
 
 
-MODULE_CASES = [{}, {"bias": True}, {"bias": True, "out_features": (2, 3)},
-                {"reduction": "sum", "ignore_index": 3, "weight": RNG.random(C) + 0.1},
-                {"reduction": "none", "label_smoothing": 0.2, "bias": True},
-                {"options": {"batch_chunk_size": 2}, "bias": True},
-                {"options": {}, "reduction": "none", "weight": RNG.random(C) + 0.1}]
+MODULE_CASES = [
+    {},
+    {"bias": True},
+    {"bias": True, "out_features": (2, 3)},
+    {"reduction": "sum", "ignore_index": 3, "weight": RNG.random(C) + 0.1},
+    {"reduction": "none", "label_smoothing": 0.2, "bias": True},
+    {"options": {"batch_chunk_size": 2}, "bias": True},
+    {"options": {}, "reduction": "none", "weight": RNG.random(C) + 0.1},
+]
 
 
 @needs_torch
@@ -456,7 +551,8 @@ def test_module_matches_torch(kw):
     assert repr(em) == repr(tm)
     assert list(em.state_dict()) == list(tm.state_dict())
     assert [(n, tuple(p.shape)) for n, p in em.named_parameters()] == [
-        (n, tuple(p.shape)) for n, p in tm.named_parameters()]
+        (n, tuple(p.shape)) for n, p in tm.named_parameters()
+    ]
     of = kw.get("out_features", ())
     x = _rand(N, D)
     t = RNG.integers(0, C, (N, *of))
@@ -479,16 +575,24 @@ def test_module_matches_torch(kw):
                 # with options: the fallback warning (probabilities take the reference path)
                 warnings.simplefilter("ignore")
                 _close(em(ember.tensor(x), ember.tensor(p)), tm(torch.tensor(x), torch.tensor(p)))
-        _close(em(ember.tensor(x[0]), ember.tensor(t[0])),
-               tm(torch.tensor(x[0]), torch.tensor(t[0])))
+        _close(
+            em(ember.tensor(x[0]), ember.tensor(t[0])), tm(torch.tensor(x[0]), torch.tensor(t[0]))
+        )
 
 
 @needs_torch
 def test_module_attributes_constants_and_default_init():
     assert enn.LinearCrossEntropyLoss.__constants__ == torch.nn.LinearCrossEntropyLoss.__constants__
     m = enn.LinearCrossEntropyLoss(64, 100, out_features=(3,), bias=True, ignore_index=7)
-    assert (m.num_classes, m.out_features, m.ignore_index, m.label_smoothing, m.options,
-            m.reduction, m.weight) == (100, (3,), 7, 0.0, None, "mean", None)
+    assert (
+        m.num_classes,
+        m.out_features,
+        m.ignore_index,
+        m.label_smoothing,
+        m.options,
+        m.reduction,
+        m.weight,
+    ) == (100, (3,), 7, 0.0, None, "mean", None)
     assert isinstance(m.linear, enn.Linear) and m.linear.weight.shape == (300, 64)
     bound = 1 / 8  # Linear's default: U(-1/sqrt(in_features), 1/sqrt(in_features))
     w, b = m.linear.weight.detach().numpy(), m.linear.bias.detach().numpy()
@@ -502,18 +606,28 @@ def test_module_attributes_constants_and_default_init():
     assert all(p.device.type == "meta" for p in m.parameters())
     assert [tuple(p.shape) for p in m.parameters()] == [tuple(p.shape) for p in t.parameters()]
     assert m.linear.weight.dtype == ember.float32
-    assert enn.LinearCrossEntropyLoss(4, 5, dtype=ember.float64).linear.weight.dtype == \
-        ember.float64
+    assert (
+        enn.LinearCrossEntropyLoss(4, 5, dtype=ember.float64).linear.weight.dtype == ember.float64
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{"weight": np.ones(3)}, {"weight": np.ones((C, 1))},
-                                {"label_smoothing": -0.1}, {"label_smoothing": 1.5}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"weight": np.ones(3)},
+        {"weight": np.ones((C, 1))},
+        {"label_smoothing": -0.1},
+        {"label_smoothing": 1.5},
+    ],
+)
 def test_module_constructor_errors_match_torch(kw):
     with pytest.raises(Exception) as expected:
-        torch.nn.LinearCrossEntropyLoss(D, C, **{k: torch.tensor(v) if k == "weight" else v
-                                                 for k, v in kw.items()})
+        torch.nn.LinearCrossEntropyLoss(
+            D, C, **{k: torch.tensor(v) if k == "weight" else v for k, v in kw.items()}
+        )
     with pytest.raises(expected.type) as got:
-        enn.LinearCrossEntropyLoss(D, C, **{k: ember.tensor(v) if k == "weight" else v
-                                            for k, v in kw.items()})
+        enn.LinearCrossEntropyLoss(
+            D, C, **{k: ember.tensor(v) if k == "weight" else v for k, v in kw.items()}
+        )
     assert str(got.value) == str(expected.value)

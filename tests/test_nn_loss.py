@@ -19,8 +19,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RTOL, ATOL = 1e-9, 1e-12
 REDUCTIONS = ["none", "mean", "sum"]
@@ -56,16 +57,28 @@ def _cases():
         "ce_ignore": ("cross_entropy", [x, t_ign], (0,), {}),
         "ce_ignore_custom": ("cross_entropy", [x, t], (0,), {"ignore_index": 2, "weight": w}),
         "ce_smooth": ("cross_entropy", [x, t], (0,), {"label_smoothing": 0.2}),
-        "ce_smooth_weight_ignore": ("cross_entropy", [x, t_ign], (0,),
-                                    {"label_smoothing": 0.3, "weight": w}),
+        "ce_smooth_weight_ignore": (
+            "cross_entropy",
+            [x, t_ign],
+            (0,),
+            {"label_smoothing": 0.3, "weight": w},
+        ),
         "ce_4d": ("cross_entropy", [x4, t4], (0,), {"weight": w, "ignore_index": 3}),
-        "ce_4d_smooth": ("cross_entropy", [x4, t4], (0,), {"ignore_index": 3,
-                                                            "label_smoothing": 0.1}),
+        "ce_4d_smooth": (
+            "cross_entropy",
+            [x4, t4],
+            (0,),
+            {"ignore_index": 3, "label_smoothing": 0.1},
+        ),
         "ce_3d": ("cross_entropy", [x3, t3], (0,), {}),
         "ce_unbatched": ("cross_entropy", [x[0], np.array(3)], (0,), {}),
         "ce_probs": ("cross_entropy", [x, _probs(r, (4, 5))], (0, 1), {}),
-        "ce_probs_smooth_weight": ("cross_entropy", [x, _probs(r, (4, 5))], (0, 1),
-                                   {"label_smoothing": 0.25, "weight": w}),
+        "ce_probs_smooth_weight": (
+            "cross_entropy",
+            [x, _probs(r, (4, 5))],
+            (0, 1),
+            {"label_smoothing": 0.25, "weight": w},
+        ),
         "ce_probs_3d": ("cross_entropy", [x3, _probs(r, (2, 5, 3))], (0, 1), {"weight": w}),
         "ce_probs_unbatched": ("cross_entropy", [x[0], _probs(r, (5,), 0)], (0, 1), {}),
         "nll": ("nll_loss", [x, t], (0,), {}),
@@ -74,16 +87,31 @@ def _cases():
         "nll_3d": ("nll_loss", [x3, t3], (0,), {"weight": w}),
         "nll_unbatched": ("nll_loss", [x[0], np.array(1)], (0,), {}),
         "bce": ("binary_cross_entropy", [r.random((3, 4)), r.random((3, 4))], (0, 1), {}),
-        "bce_weight": ("binary_cross_entropy", [r.random((3, 4)), r.random((3, 4))], (0, 1),
-                       {"weight": r.random(4)}),
-        "bce_edges": ("binary_cross_entropy", [np.array([0.0, 1.0, 1e-300, 0.5]),
-                                               np.array([1.0, 0.0, 0.3, 0.5])], (0, 1), {}),
+        "bce_weight": (
+            "binary_cross_entropy",
+            [r.random((3, 4)), r.random((3, 4))],
+            (0, 1),
+            {"weight": r.random(4)},
+        ),
+        "bce_edges": (
+            "binary_cross_entropy",
+            [np.array([0.0, 1.0, 1e-300, 0.5]), np.array([1.0, 0.0, 0.3, 0.5])],
+            (0, 1),
+            {},
+        ),
         "bcel": ("binary_cross_entropy_with_logits", [5 * y, r.random((4, 5))], (0, 1), {}),
-        "bcel_weights": ("binary_cross_entropy_with_logits", [5 * y, r.random((4, 5))], (0, 1),
-                         {"weight": r.random(5), "pos_weight": r.random(5) * 3}),
-        "bcel_large": ("binary_cross_entropy_with_logits",
-                       [np.array([-800.0, 800.0, 1e4, -1e4, 0.0]),
-                        np.array([1.0, 0.0, 1.0, 0.0, 0.5])], (0,), {}),
+        "bcel_weights": (
+            "binary_cross_entropy_with_logits",
+            [5 * y, r.random((4, 5))],
+            (0, 1),
+            {"weight": r.random(5), "pos_weight": r.random(5) * 3},
+        ),
+        "bcel_large": (
+            "binary_cross_entropy_with_logits",
+            [np.array([-800.0, 800.0, 1e4, -1e4, 0.0]), np.array([1.0, 0.0, 1.0, 0.0, 0.5])],
+            (0,),
+            {},
+        ),
         "mse": ("mse_loss", [x, y], (0, 1), {}),
         "mse_weight": ("mse_loss", [x, y], (0, 1), {"weight": r.random((4, 5))}),
         "l1": ("l1_loss", [x, y], (0, 1), {}),
@@ -95,41 +123,88 @@ def _cases():
         "kl": ("kl_div", [x, r.random((4, 5))], (0, 1), {}),
         "kl_log_target": ("kl_div", [x, y], (0, 1), {"log_target": True}),
         "poisson": ("poisson_nll_loss", [x, 3 * r.random((4, 5))], (0, 1), {}),
-        "poisson_full": ("poisson_nll_loss", [x, 3 * r.random((4, 5)) + 1.1], (0, 1),
-                         {"full": True}),
-        "poisson_linear": ("poisson_nll_loss", [np.abs(x), 3 * r.random((4, 5))], (0, 1),
-                           {"log_input": False, "eps": 1e-3}),
+        "poisson_full": (
+            "poisson_nll_loss",
+            [x, 3 * r.random((4, 5)) + 1.1],
+            (0, 1),
+            {"full": True},
+        ),
+        "poisson_linear": (
+            "poisson_nll_loss",
+            [np.abs(x), 3 * r.random((4, 5))],
+            (0, 1),
+            {"log_input": False, "eps": 1e-3},
+        ),
         "gauss": ("gaussian_nll_loss", [x, y, r.random((4, 5))], (0, 1, 2), {}),
-        "gauss_full_eps": ("gaussian_nll_loss", [x, y, r.random((4, 5)) * 0.5], (0, 1, 2),
-                           {"full": True, "eps": 0.2}),
+        "gauss_full_eps": (
+            "gaussian_nll_loss",
+            [x, y, r.random((4, 5)) * 0.5],
+            (0, 1, 2),
+            {"full": True, "eps": 0.2},
+        ),
         "gauss_row_var": ("gaussian_nll_loss", [x, y, r.random(4)], (0, 1, 2), {}),
         "gauss_col1_var": ("gaussian_nll_loss", [x, y, r.random((4, 1))], (0, 1, 2), {}),
-        "gauss_bcast_var": ("gaussian_nll_loss", [x4, x4 * 0.5, r.random((2, 1, 3, 2))],
-                            (0, 1, 2), {}),
-        "cosine": ("cosine_embedding_loss", [x, y, np.array([1.0, -1, 1, -1])], (0, 1),
-                   {"margin": -0.3}),
+        "gauss_bcast_var": (
+            "gaussian_nll_loss",
+            [x4, x4 * 0.5, r.random((2, 1, 3, 2))],
+            (0, 1, 2),
+            {},
+        ),
+        "cosine": (
+            "cosine_embedding_loss",
+            [x, y, np.array([1.0, -1, 1, -1])],
+            (0, 1),
+            {"margin": -0.3},
+        ),
         "cosine_1d": ("cosine_embedding_loss", [x[0], y[0], np.array(-1.0)], (0, 1), {}),
-        "margin_ranking": ("margin_ranking_loss", [x[:, 0], y[:, 0], np.array([1.0, -1, 1, -1])],
-                           (0, 1), {"margin": 0.2}),
+        "margin_ranking": (
+            "margin_ranking_loss",
+            [x[:, 0], y[:, 0], np.array([1.0, -1, 1, -1])],
+            (0, 1),
+            {"margin": 0.2},
+        ),
         "hinge": ("hinge_embedding_loss", [x, sgn], (0,), {"margin": 0.5}),
         "soft_margin": ("soft_margin_loss", [x, sgn], (0,), {}),
-        "multilabel_soft": ("multilabel_soft_margin_loss", [x, (r.random((4, 5)) > 0.5) * 1.0],
-                            (0, 1), {"weight": r.random(5)}),
+        "multilabel_soft": (
+            "multilabel_soft_margin_loss",
+            [x, (r.random((4, 5)) > 0.5) * 1.0],
+            (0, 1),
+            {"weight": r.random(5)},
+        ),
         "multi_margin": ("multi_margin_loss", [x, t], (0,), {}),
-        "multi_margin_p2": ("multi_margin_loss", [x, t], (0,),
-                            {"p": 2, "margin": 0.6, "weight": w}),
+        "multi_margin_p2": (
+            "multi_margin_loss",
+            [x, t],
+            (0,),
+            {"p": 2, "margin": 0.6, "weight": w},
+        ),
         "multi_margin_1d": ("multi_margin_loss", [x[0], np.array(2)], (0,), {}),
-        "multilabel_margin": ("multilabel_margin_loss",
-                              [x, np.array([[3, 0, -1, 1, 1], [1, 1, 2, -1, 0], [0, 1, 2, 3, 4],
-                                            [-1, 0, 0, 0, 0]])], (0,), {}),
-        "multilabel_margin_1d": ("multilabel_margin_loss", [x[0], np.array([4, 1, -1, 2, 2])],
-                                 (0,), {}),
+        "multilabel_margin": (
+            "multilabel_margin_loss",
+            [x, np.array([[3, 0, -1, 1, 1], [1, 1, 2, -1, 0], [0, 1, 2, 3, 4], [-1, 0, 0, 0, 0]])],
+            (0,),
+            {},
+        ),
+        "multilabel_margin_1d": (
+            "multilabel_margin_loss",
+            [x[0], np.array([4, 1, -1, 2, 2])],
+            (0,),
+            {},
+        ),
         "triplet": ("triplet_margin_loss", [x, y, r.standard_normal((4, 5))], (0, 1, 2), {}),
-        "triplet_swap_p": ("triplet_margin_loss", [x, y, x + 0.1 * y], (0, 1, 2),
-                           {"swap": True, "p": 1.5, "margin": 0.7, "eps": 1e-3}),
+        "triplet_swap_p": (
+            "triplet_margin_loss",
+            [x, y, x + 0.1 * y],
+            (0, 1, 2),
+            {"swap": True, "p": 1.5, "margin": 0.7, "eps": 1e-3},
+        ),
         "triplet_1d": ("triplet_margin_loss", [x[0], y[0], x[1]], (0, 1, 2), {}),
-        "triplet_dist": ("triplet_margin_with_distance_loss", [x, y, x + 0.2 * y], (0, 1, 2),
-                         {"swap": True, "margin": 0.5}),
+        "triplet_dist": (
+            "triplet_margin_with_distance_loss",
+            [x, y, x + 0.2 * y],
+            (0, 1, 2),
+            {"swap": True, "margin": 0.5},
+        ),
     }
     return cases
 
@@ -148,8 +223,10 @@ def _run(lib, fname, arrays, grads, kwargs, reduction, int_dtype):
             ts.append(mod.tensor(a, dtype=int_dtype[lib]))
         else:
             ts.append(mod.tensor(a, dtype=mod.float64, requires_grad=i in grads))
-    kw = {k: (mod.tensor(v, dtype=mod.float64) if isinstance(v, np.ndarray) else v)
-          for k, v in kwargs.items()}
+    kw = {
+        k: (mod.tensor(v, dtype=mod.float64) if isinstance(v, np.ndarray) else v)
+        for k, v in kwargs.items()
+    }
     if reduction is not None:
         kw["reduction"] = reduction
     out = getattr(F, fname)(*ts, **kw)
@@ -207,8 +284,9 @@ def test_cross_entropy_extreme_logits(scale, smoothing):
 
 
 def _composite_ce(x, t, weight, ignore_index, reduction):
-    return EF.nll_loss(ember.log_softmax(x, 1), t, weight=weight, ignore_index=ignore_index,
-                       reduction=reduction)
+    return EF.nll_loss(
+        ember.log_softmax(x, 1), t, weight=weight, ignore_index=ignore_index, reduction=reduction
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -278,9 +356,21 @@ def test_all_ignored_mean_is_nan():
 
 # ---- double backward ----------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("name", ["ce", "ce_weight", "ce_smooth_weight_ignore", "ce_4d_smooth",
-                                  "nll_weight_ignore", "bce", "bcel_weights", "bcel",
-                                  "smooth_l1", "huber"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ce",
+        "ce_weight",
+        "ce_smooth_weight_ignore",
+        "ce_4d_smooth",
+        "nll_weight_ignore",
+        "bce",
+        "bcel_weights",
+        "bcel",
+        "smooth_l1",
+        "huber",
+    ],
+)
 @pytest.mark.parametrize("reduction", ["none", "mean"])
 def test_double_backward_matches_torch(name, reduction):
     fname, arrays, grads, kwargs = CASES[name]
@@ -291,10 +381,12 @@ def test_double_backward_matches_torch(name, reduction):
         x = ts[0]
         gout = mod.tensor(_rng(2).standard_normal(tuple(out.shape)), requires_grad=True)
         (g,) = (ember.autograd.grad if lib == "ember" else torch.autograd.grad)(
-            out, [x], gout, create_graph=True)
+            out, [x], gout, create_graph=True
+        )
         v = mod.tensor(_rng(4).standard_normal(tuple(x.shape)))
         gg = (ember.autograd.grad if lib == "ember" else torch.autograd.grad)(
-            (g * v).sum(), [x, gout], allow_unused=True)
+            (g * v).sum(), [x, gout], allow_unused=True
+        )
         res.append([None if a is None else a.detach().numpy() for a in gg])
     for a, b in zip(*res):
         if b is None or a is None:  # torch's second derivative w.r.t. x may be absent (0)
@@ -306,19 +398,41 @@ def test_double_backward_matches_torch(name, reduction):
 # ---- gradcheck ---------------------------------------------------------------------------------
 def _gc_inputs(name):
     fname, arrays, grads, kwargs = CASES[name]
-    ts = [ember.tensor(a) if a.dtype.kind == "i" else
-          ember.tensor(a, dtype=ember.float64, requires_grad=i in grads)
-          for i, a in enumerate(arrays)]
-    kw = {k: (ember.tensor(v, dtype=ember.float64) if isinstance(v, np.ndarray) else v)
-          for k, v in kwargs.items()}
+    ts = [
+        ember.tensor(a)
+        if a.dtype.kind == "i"
+        else ember.tensor(a, dtype=ember.float64, requires_grad=i in grads)
+        for i, a in enumerate(arrays)
+    ]
+    kw = {
+        k: (ember.tensor(v, dtype=ember.float64) if isinstance(v, np.ndarray) else v)
+        for k, v in kwargs.items()
+    }
     return getattr(EF, fname), ts, kw, grads
 
 
 # the cases whose loss is smooth at the sampled points (hinges are checked by parity)
-GC_CASES = ["ce_smooth_weight_ignore", "ce_4d", "ce_probs_smooth_weight", "nll_weight_ignore",
-            "bce_weight", "bcel_weights", "mse", "smooth_l1", "huber", "kl", "kl_log_target",
-            "poisson_full", "poisson_linear", "gauss_row_var", "cosine", "soft_margin",
-            "multilabel_soft", "multi_margin_p2", "triplet_swap_p"]
+GC_CASES = [
+    "ce_smooth_weight_ignore",
+    "ce_4d",
+    "ce_probs_smooth_weight",
+    "nll_weight_ignore",
+    "bce_weight",
+    "bcel_weights",
+    "mse",
+    "smooth_l1",
+    "huber",
+    "kl",
+    "kl_log_target",
+    "poisson_full",
+    "poisson_linear",
+    "gauss_row_var",
+    "cosine",
+    "soft_margin",
+    "multilabel_soft",
+    "multi_margin_p2",
+    "triplet_swap_p",
+]
 
 
 @pytest.mark.parametrize("name", GC_CASES)
@@ -334,8 +448,9 @@ def test_gradcheck(name):
     assert gradcheck(fn, [ts[i] for i in grads], eps=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["ce_smooth_weight_ignore", "ce_probs", "bce", "bcel_weights",
-                                  "smooth_l1", "huber"])
+@pytest.mark.parametrize(
+    "name", ["ce_smooth_weight_ignore", "ce_probs", "bce", "bcel_weights", "smooth_l1", "huber"]
+)
 def test_gradgradcheck(name):
     f, ts, kw, grads = _gc_inputs(name)
 
@@ -351,8 +466,12 @@ def _err_cases():
     return [
         ("ce_target_oob", "cross_entropy", [((3, 5), f64), ([0, 5, 1], "int64")], {}),
         ("ce_target_negative", "cross_entropy", [((3, 5), f64), ([0, -1, 1], "int64")], {}),
-        ("ce_kd_target_oob", "cross_entropy", [((2, 3, 4), f64), ([[0, 1, 2, 3]] * 2, "int64")],
-         {}),
+        (
+            "ce_kd_target_oob",
+            "cross_entropy",
+            [((2, 3, 4), f64), ([[0, 1, 2, 3]] * 2, "int64")],
+            {},
+        ),
         ("nll_target_oob", "nll_loss", [((3, 5), f64), ([0, 5, 1], "int64")], {}),
         ("nll_int32_target", "nll_loss", [((3, 5), f64), ([0, 1, 1], "int32")], {}),
         ("nll_float_target", "nll_loss", [((3, 5), f64), ([0.0, 1.0, 1.0], f64)], {}),
@@ -360,21 +479,41 @@ def _err_cases():
         ("ce_batch_mismatch", "cross_entropy", [((3, 5), f64), ([0, 1], "int64")], {}),
         ("nll_batch_mismatch", "nll_loss", [((3, 5), f64), ([0, 1], "int64")], {}),
         ("nll_kd_mismatch", "nll_loss", [((2, 3, 4), f64), (np.zeros((2, 5), int), "int64")], {}),
-        ("nll_4d_mismatch", "nll_loss", [((2, 3, 4, 4), f64), (np.zeros((2, 4, 5), int), "int64")],
-         {}),
-        ("nll_4d_target_dims", "nll_loss", [((2, 3, 4, 4), f64), (np.zeros((2, 4), int), "int64")],
-         {}),
+        (
+            "nll_4d_mismatch",
+            "nll_loss",
+            [((2, 3, 4, 4), f64), (np.zeros((2, 4, 5), int), "int64")],
+            {},
+        ),
+        (
+            "nll_4d_target_dims",
+            "nll_loss",
+            [((2, 3, 4, 4), f64), (np.zeros((2, 4), int), "int64")],
+            {},
+        ),
         ("nll_2d_target", "nll_loss", [((3, 5), f64), (np.zeros((3, 1), int), "int64")], {}),
         ("nll_1d_input_2_targets", "nll_loss", [((5,), f64), ([2, 1], "int64")], {}),
         ("nll_0d", "nll_loss", [((), f64), (0, "int64")], {}),
-        ("ce_weight_size", "cross_entropy", [((3, 5), f64), ([0, 1, 1], "int64")],
-         {"weight": (4,)}),
+        (
+            "ce_weight_size",
+            "cross_entropy",
+            [((3, 5), f64), ([0, 1, 1], "int64")],
+            {"weight": (4,)},
+        ),
         ("ce_probs_ignore", "cross_entropy", [((3, 5), f64), ((3, 5), f64)], {"ignore_index": 1}),
         ("ce_probs_int", "cross_entropy", [((), f64), (0, "int64")], {}),
-        ("ce_smoothing_range", "cross_entropy", [((3, 5), f64), ([0, 1, 1], "int64")],
-         {"label_smoothing": 1.5}),
-        ("ce_bad_reduction", "cross_entropy", [((3, 5), f64), ([0, 1, 1], "int64")],
-         {"reduction": "foo"}),
+        (
+            "ce_smoothing_range",
+            "cross_entropy",
+            [((3, 5), f64), ([0, 1, 1], "int64")],
+            {"label_smoothing": 1.5},
+        ),
+        (
+            "ce_bad_reduction",
+            "cross_entropy",
+            [((3, 5), f64), ([0, 1, 1], "int64")],
+            {"reduction": "foo"},
+        ),
         ("mse_bad_reduction", "mse_loss", [((3, 5), f64), ((3, 5), f64)], {"reduction": "avg"}),
         ("mse_size_mismatch", "mse_loss", [((3, 5), f64), ((4,), f64)], {}),
         ("mse_int", "mse_loss", [([1, 2], "int64"), ([1, 2], "int64")], {}),
@@ -386,34 +525,68 @@ def _err_cases():
         ("bcel_size", "binary_cross_entropy_with_logits", [((3, 5), f64), ((5,), f64)], {}),
         ("smooth_l1_beta", "smooth_l1_loss", [((3,), f64), ((3,), f64)], {"beta": -1.0}),
         ("huber_delta", "huber_loss", [((3,), f64), ((3,), f64)], {"delta": 0.0}),
-        ("gauss_var_size", "gaussian_nll_loss", [((3, 5), f64), ((3, 5), f64), ((3, 4), "rand")],
-         {}),
-        ("gauss_var_negative", "gaussian_nll_loss",
-         [((3, 5), f64), ((3, 5), f64), ([-1.0] * 5, f64)], {}),
-        ("gauss_reduction", "gaussian_nll_loss", [((3, 5), f64), ((3, 5), f64), ((3, 5), "rand")],
-         {"reduction": "avg"}),
+        (
+            "gauss_var_size",
+            "gaussian_nll_loss",
+            [((3, 5), f64), ((3, 5), f64), ((3, 4), "rand")],
+            {},
+        ),
+        (
+            "gauss_var_negative",
+            "gaussian_nll_loss",
+            [((3, 5), f64), ((3, 5), f64), ([-1.0] * 5, f64)],
+            {},
+        ),
+        (
+            "gauss_reduction",
+            "gaussian_nll_loss",
+            [((3, 5), f64), ((3, 5), f64), ((3, 5), "rand")],
+            {"reduction": "avg"},
+        ),
         ("cosine_size", "cosine_embedding_loss", [((3, 5), f64), ((3, 4), f64), ((3,), f64)], {}),
-        ("cosine_target_dims", "cosine_embedding_loss",
-         [((2, 3, 4), f64), ((2, 3, 4), f64), ((2, 3), f64)], {}),
-        ("cosine_input_dims", "cosine_embedding_loss", [((4,), f64), ((4,), f64), ((1,), f64)],
-         {}),
-        ("margin_ranking_dims", "margin_ranking_loss", [((3,), f64), ((3, 1), f64), ((3,), f64)],
-         {}),
+        (
+            "cosine_target_dims",
+            "cosine_embedding_loss",
+            [((2, 3, 4), f64), ((2, 3, 4), f64), ((2, 3), f64)],
+            {},
+        ),
+        ("cosine_input_dims", "cosine_embedding_loss", [((4,), f64), ((4,), f64), ((1,), f64)], {}),
+        (
+            "margin_ranking_dims",
+            "margin_ranking_loss",
+            [((3,), f64), ((3, 1), f64), ((3,), f64)],
+            {},
+        ),
         ("multi_margin_p", "multi_margin_loss", [((3, 5), f64), ([0, 1, 1], "int64")], {"p": 3}),
-        ("multi_margin_target_oob", "multi_margin_loss", [((3, 5), f64), ([0, 5, 1], "int64")],
-         {}),
+        ("multi_margin_target_oob", "multi_margin_loss", [((3, 5), f64), ([0, 5, 1], "int64")], {}),
         ("multi_margin_target_size", "multi_margin_loss", [((3, 5), f64), ([0, 1], "int64")], {}),
-        ("multi_margin_weight_size", "multi_margin_loss", [((3, 5), f64), ([0, 1, 1], "int64")],
-         {"weight": (4,)}),
+        (
+            "multi_margin_weight_size",
+            "multi_margin_loss",
+            [((3, 5), f64), ([0, 1, 1], "int64")],
+            {"weight": (4,)},
+        ),
         ("multi_margin_3d", "multi_margin_loss", [((2, 3, 4), f64), ([0, 1], "int64")], {}),
-        ("multilabel_margin_oob", "multilabel_margin_loss",
-         [((3, 5), f64), ([[0, 5, -1, 0, 0]] * 3, "int64")], {}),
-        ("multilabel_margin_size", "multilabel_margin_loss",
-         [((3, 5), f64), ([[0, 1]] * 3, "int64")], {}),
+        (
+            "multilabel_margin_oob",
+            "multilabel_margin_loss",
+            [((3, 5), f64), ([[0, 5, -1, 0, 0]] * 3, "int64")],
+            {},
+        ),
+        (
+            "multilabel_margin_size",
+            "multilabel_margin_loss",
+            [((3, 5), f64), ([[0, 1]] * 3, "int64")],
+            {},
+        ),
         ("triplet_dims", "triplet_margin_loss", [((5,), f64), ((5,), f64), ((3, 5), f64)], {}),
         ("triplet_margin", "triplet_margin_loss", [((3, 5), f64)] * 3, {"margin": -1.0}),
-        ("triplet_dist_reduction", "triplet_margin_with_distance_loss", [((3, 5), f64)] * 3,
-         {"reduction": "avg"}),
+        (
+            "triplet_dist_reduction",
+            "triplet_margin_with_distance_loss",
+            [((3, 5), f64)] * 3,
+            {"reduction": "avg"},
+        ),
     ]
 
 
@@ -432,8 +605,7 @@ def _make(mod, spec, seed):
 
 def _call(mod, F, fname, specs, kwargs):
     args = [_make(mod, s, i) for i, s in enumerate(specs)]
-    kw = {k: (_make(mod, (v, "rand"), 9) if isinstance(v, tuple) else v)
-          for k, v in kwargs.items()}
+    kw = {k: (_make(mod, (v, "rand"), 9) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return getattr(F, fname)(*args, **kw)
@@ -453,15 +625,24 @@ def test_errors_match_torch(case):
 
 
 @needs_torch
-@pytest.mark.parametrize("fname,arg", [("cross_entropy", "weight"), ("nll_loss", "weight"),
-                                       ("binary_cross_entropy", "weight"),
-                                       ("binary_cross_entropy_with_logits", "pos_weight")])
+@pytest.mark.parametrize(
+    "fname,arg",
+    [
+        ("cross_entropy", "weight"),
+        ("nll_loss", "weight"),
+        ("binary_cross_entropy", "weight"),
+        ("binary_cross_entropy_with_logits", "pos_weight"),
+    ],
+)
 def test_weight_requiring_grad_is_refused(fname, arg):
     errs = []
     for mod, F in ((torch, TF), (ember, EF)):
         x = mod.tensor(_rng(0).random((3, 5)), dtype=mod.float64, requires_grad=True)
-        t = (mod.tensor([0, 1, 2]) if fname in ("cross_entropy", "nll_loss")
-             else mod.tensor(_rng(1).random((3, 5)), dtype=mod.float64))
+        t = (
+            mod.tensor([0, 1, 2])
+            if fname in ("cross_entropy", "nll_loss")
+            else mod.tensor(_rng(1).random((3, 5)), dtype=mod.float64)
+        )
         w = mod.ones(5, dtype=mod.float64, requires_grad=True)
         with pytest.raises(RuntimeError) as e:
             getattr(F, fname)(x, t, **{arg: w})
@@ -486,20 +667,34 @@ def test_broadcast_size_warning(fname):
 
 
 @needs_torch
-@pytest.mark.parametrize("size_average,reduce", [(False, None), (None, False), (True, True),
-                                                 (False, True)])
-@pytest.mark.parametrize("fname", ["mse_loss", "cross_entropy", "nll_loss", "kl_div",
-                                   "binary_cross_entropy", "multi_margin_loss"])
+@pytest.mark.parametrize(
+    "size_average,reduce", [(False, None), (None, False), (True, True), (False, True)]
+)
+@pytest.mark.parametrize(
+    "fname",
+    [
+        "mse_loss",
+        "cross_entropy",
+        "nll_loss",
+        "kl_div",
+        "binary_cross_entropy",
+        "multi_margin_loss",
+    ],
+)
 def test_legacy_size_average_reduce(fname, size_average, reduce):
     r = _rng(0)
     x = r.random((3, 4)) * 0.9 + 0.05
-    y = np.array([0, 3, 1]) if fname in ("cross_entropy", "nll_loss", "multi_margin_loss") \
+    y = (
+        np.array([0, 3, 1])
+        if fname in ("cross_entropy", "nll_loss", "multi_margin_loss")
         else r.random((3, 4))
+    )
     outs, msgs = [], []
     for mod, F in ((torch, TF), (ember, EF)):
         with pytest.warns(UserWarning) as rec:
-            out = getattr(F, fname)(mod.tensor(x), mod.tensor(y), size_average=size_average,
-                                    reduce=reduce)
+            out = getattr(F, fname)(
+                mod.tensor(x), mod.tensor(y), size_average=size_average, reduce=reduce
+            )
         outs.append(out.numpy())
         msgs.append([str(w.message) for w in rec])
     np.testing.assert_allclose(outs[1], outs[0], rtol=RTOL)
@@ -544,8 +739,11 @@ def _module_cases():
         ("BCELoss", {"weight": w}, [pos, r.random((4, 5))]),
         ("BCEWithLogitsLoss", {"weight": w, "pos_weight": w * 2}, [x, pos]),
         ("KLDivLoss", {"reduction": "batchmean", "log_target": True}, [x, y]),
-        ("PoissonNLLLoss", {"log_input": False, "full": True, "eps": 1e-4},
-         [np.abs(x), pos * 3 + 0.5]),
+        (
+            "PoissonNLLLoss",
+            {"log_input": False, "full": True, "eps": 1e-4},
+            [np.abs(x), pos * 3 + 0.5],
+        ),
         ("GaussianNLLLoss", {"full": True, "eps": 1e-3}, [x, y, pos]),
         ("CosineEmbeddingLoss", {"margin": 0.1}, [x, y, np.array([1.0, -1, -1, 1])]),
         ("MarginRankingLoss", {"margin": 0.3}, [x[:, 0], y[:, 0], np.array([1.0, -1, -1, 1])]),
@@ -579,34 +777,68 @@ def test_module_parity(case):
     assert list(me._buffers) == list(mt._buffers)
     assert repr(me) == repr(mt) or name == "TripletMarginWithDistanceLoss"
     assert getattr(type(me), "__constants__", None) == getattr(type(mt), "__constants__", None)
-    for attr in ("reduction", "margin", "p", "eps", "swap", "beta", "delta", "log_target",
-                 "log_input", "full", "ignore_index", "label_smoothing", "blank",
-                 "zero_infinity"):
+    for attr in (
+        "reduction",
+        "margin",
+        "p",
+        "eps",
+        "swap",
+        "beta",
+        "delta",
+        "log_target",
+        "log_input",
+        "full",
+        "ignore_index",
+        "label_smoothing",
+        "blank",
+        "zero_infinity",
+    ):
         assert getattr(me, attr, None) == getattr(mt, attr, None), attr
     ins = []
     for mod in (torch, ember):
-        ins.append([mod.tensor(a, requires_grad=a.dtype.kind == "f" and i == 0)
-                    for i, a in enumerate(arrays)])
+        ins.append(
+            [
+                mod.tensor(a, requires_grad=a.dtype.kind == "f" and i == 0)
+                for i, a in enumerate(arrays)
+            ]
+        )
     ot, oe = mt(*ins[0]), me(*ins[1])
     np.testing.assert_allclose(oe.detach().numpy(), ot.detach().numpy(), rtol=RTOL, atol=ATOL)
     ot.sum().backward()
     oe.sum().backward()
-    np.testing.assert_allclose(ins[1][0].grad.numpy(), ins[0][0].grad.numpy(), rtol=RTOL,
-                               atol=ATOL)
+    np.testing.assert_allclose(ins[1][0].grad.numpy(), ins[0][0].grad.numpy(), rtol=RTOL, atol=ATOL)
 
 
 @needs_torch
 def test_module_defaults_and_reprs():
-    names = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-             "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-             "CosineEmbeddingLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
-             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
-             "TripletMarginLoss", "CTCLoss"]
+    names = [
+        "L1Loss",
+        "MSELoss",
+        "SmoothL1Loss",
+        "HuberLoss",
+        "CrossEntropyLoss",
+        "NLLLoss",
+        "BCELoss",
+        "BCEWithLogitsLoss",
+        "KLDivLoss",
+        "PoissonNLLLoss",
+        "GaussianNLLLoss",
+        "CosineEmbeddingLoss",
+        "MarginRankingLoss",
+        "HingeEmbeddingLoss",
+        "SoftMarginLoss",
+        "MultiLabelSoftMarginLoss",
+        "MultiMarginLoss",
+        "MultiLabelMarginLoss",
+        "TripletMarginLoss",
+        "CTCLoss",
+    ]
     for name in names:
         me, mt = getattr(ember.nn, name)(), getattr(torch.nn, name)()
         assert repr(me) == repr(mt)
-        assert {k: v for k, v in vars(me).items() if not k.startswith("_")} == \
-            {k: v for k, v in vars(mt).items() if not k.startswith("_")}, name
+        assert {k: v for k, v in vars(me).items() if not k.startswith("_")} == {
+            k: v for k, v in vars(mt).items() if not k.startswith("_")
+        }, name
         assert list(me._buffers) == list(mt._buffers)
         assert me.state_dict() == {} or all(v is None for v in me._buffers.values())
 

@@ -15,8 +15,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RTOL, ATOL = 1e-9, 1e-12
 
@@ -37,7 +38,8 @@ def _both(lp, targets, il, tl, as_list=False, **kw):
         out = F.ctc_loss(x, mod.tensor(targets), *lens, **kw)
         g = np.random.default_rng(11).standard_normal(tuple(out.shape))
         (gx,) = (ember.autograd.grad if mod is ember else torch.autograd.grad)(
-            out, [x], mod.tensor(g))
+            out, [x], mod.tensor(g)
+        )
         res.append((out.detach().numpy(), gx.numpy(), tuple(out.shape)))
     return res
 
@@ -71,8 +73,7 @@ def test_concatenated_targets_and_list_lengths(reduction):
     targets = np.array([1, 1, 2, 5, 3, 3, 3, 4])
     il = [9, 6, 9]
     _check(_both(_log_probs(t, n, c, 2), targets, il, tl, as_list=True, reduction=reduction))
-    _check(_both(_log_probs(t, n, c, 2), targets, np.array(il), np.array(tl),
-                 reduction=reduction))
+    _check(_both(_log_probs(t, n, c, 2), targets, np.array(il), np.array(tl), reduction=reduction))
 
 
 @needs_torch
@@ -86,8 +87,9 @@ def test_unbatched(reduction):
 def test_gradient_for_unnormalized_inputs_is_torchs():
     # torch's gradient is exp(lp) - posterior (it assumes lp came from log_softmax); ember's too
     lp = _log_probs(7, 2, 4, 4, normalized=False)
-    _check(_both(lp, np.array([[1, 2], [3, 3]]), np.array([7, 6]), np.array([2, 2]),
-                 reduction="sum"))
+    _check(
+        _both(lp, np.array([[1, 2], [3, 3]]), np.array([7, 6]), np.array([2, 2]), reduction="sum")
+    )
 
 
 @needs_torch
@@ -96,8 +98,14 @@ def test_impossible_alignment(zero_infinity):
     # three repeated labels need at least 5 frames; 3 are given: the loss is infinite
     lp = _log_probs(4, 2, 3, 5)
     targets = np.array([[1, 1, 1], [2, 1, 0]])
-    res = _both(lp, targets, np.array([3, 4]), np.array([3, 2]), reduction="none",
-                zero_infinity=zero_infinity)
+    res = _both(
+        lp,
+        targets,
+        np.array([3, 4]),
+        np.array([3, 2]),
+        reduction="none",
+        zero_infinity=zero_infinity,
+    )
     (oe, ge, _), (ot, gt, _) = res
     np.testing.assert_array_equal(oe, ot)
     assert np.isinf(oe[0]) != zero_infinity
@@ -111,8 +119,9 @@ def test_impossible_alignment(zero_infinity):
 @needs_torch
 def test_zero_input_length():
     lp = _log_probs(4, 2, 3, 6)
-    res = _both(lp, np.array([[1, 2], [1, 1]]), np.array([0, 4]), np.array([0, 2]),
-                reduction="none")
+    res = _both(
+        lp, np.array([[1, 2], [1, 1]]), np.array([0, 4]), np.array([0, 2]), reduction="none"
+    )
     _check(res)
 
 
@@ -124,8 +133,7 @@ def test_module_matches_functional_and_torch():
     me = ember.nn.CTCLoss(blank=0, reduction="mean", zero_infinity=True)
     mt = torch.nn.CTCLoss(blank=0, reduction="mean", zero_infinity=True)
     assert repr(me) == repr(mt) == "CTCLoss()"
-    assert (me.blank, me.reduction, me.zero_infinity) == (mt.blank, mt.reduction,
-                                                          mt.zero_infinity)
+    assert (me.blank, me.reduction, me.zero_infinity) == (mt.blank, mt.reduction, mt.zero_infinity)
     xe = ember.tensor(lp, requires_grad=True)
     xt = torch.tensor(lp, requires_grad=True)
     le = me(xe, ember.tensor(targets), ember.tensor(il), ember.tensor(tl))
@@ -152,7 +160,8 @@ def test_double_backward_raises_as_torch():
         x = mod.tensor(_log_probs(5, 1, 3, 8), requires_grad=True)
         out = F.ctc_loss(x, mod.tensor([[1, 2]]), mod.tensor([5]), mod.tensor([2]))
         (g,) = (ember.autograd.grad if mod is ember else torch.autograd.grad)(
-            out, [x], create_graph=True)
+            out, [x], create_graph=True
+        )
         with pytest.raises(RuntimeError) as e:
             (ember.autograd.grad if mod is ember else torch.autograd.grad)(g.sum(), [x])
         msgs.append(str(e.value))
@@ -167,8 +176,7 @@ def _err_cases():
         ("input_lengths_size", (6, 3, 5), [[1, 2, 3]] * 3, [6, 5], [3, 2, 0], {}),
         ("blank_out_of_range", (6, 3, 5), [[1, 2, 3]] * 3, [6, 5, 4], [3, 2, 0], {"blank": 5}),
         ("concatenated_too_short", (6, 3, 5), [1, 2, 3, 4], [6, 5, 4], [3, 2, 0], {}),
-        ("bad_reduction", (6, 3, 5), [[1, 2, 3]] * 3, [6, 5, 4], [3, 2, 0],
-         {"reduction": "avg"}),
+        ("bad_reduction", (6, 3, 5), [[1, 2, 3]] * 3, [6, 5, 4], [3, 2, 0], {"reduction": "avg"}),
     ]
 
 

@@ -75,7 +75,7 @@ def test_to_empty_then_reset_parameters_materializes():
     ember.manual_seed(0)
     for layer in m.children():
         layer.reset_parameters()
-    bound = 1 / 6 ** 0.5
+    bound = 1 / 6**0.5
     for p in params:
         assert float(p.abs().max()) <= bound
     out = m(ember.ones(1, 6))

@@ -160,8 +160,12 @@ NAME_ERRORS = [
 
 
 def _value_for(method):
-    return {"register_buffer": ember.zeros(1), "register_parameter": None,
-            "add_module": Plain(), "register_module": Plain()}[method]
+    return {
+        "register_buffer": ember.zeros(1),
+        "register_parameter": None,
+        "add_module": Plain(),
+        "register_module": Plain(),
+    }[method]
 
 
 @pytest.mark.parametrize("method,name,exc,msg", NAME_ERRORS)
@@ -209,12 +213,15 @@ def test_registration_value_type_errors():
     m = Plain()
     with pytest.raises(TypeError) as info:
         m.register_buffer("x", [1])
-    assert info.value.args[0] == ("cannot assign 'list' object to buffer 'x' "
-                                  "(torch Tensor or None required)")
+    assert info.value.args[0] == (
+        "cannot assign 'list' object to buffer 'x' (torch Tensor or None required)"
+    )
     with pytest.raises(TypeError) as info:
         m.register_parameter("x", ember.zeros(1))
-    assert info.value.args[0] == ("cannot assign 'torch.FloatTensor' object to parameter 'x' "
-                                  "(torch.nn.Parameter or None required)")
+    assert info.value.args[0] == (
+        "cannot assign 'torch.FloatTensor' object to parameter 'x' "
+        "(torch.nn.Parameter or None required)"
+    )
     with pytest.raises(TypeError) as info:
         m.add_module("x", 3)
     assert info.value.args[0] == "int is not a Module subclass"
@@ -242,13 +249,16 @@ def test_add_module_none_keeps_an_empty_slot():
     assert repr(m) == "Plain(\n  (c): None\n)"
 
 
-@pytest.mark.parametrize("body", [
-    lambda self: setattr(self, "w", Parameter(ember.zeros(1))),
-    lambda self: setattr(self, "c", Plain()),
-    lambda self: setattr(self, "b", Buffer(ember.zeros(1))),
-    lambda self: self.register_buffer("b", ember.zeros(1)),
-    lambda self: self.register_parameter("w", None),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda self: setattr(self, "w", Parameter(ember.zeros(1))),
+        lambda self: setattr(self, "c", Plain()),
+        lambda self: setattr(self, "b", Buffer(ember.zeros(1))),
+        lambda self: self.register_buffer("b", ember.zeros(1)),
+        lambda self: self.register_parameter("w", None),
+    ],
+)
 def test_assigning_before_super_init_raises(body):
     class Early(nn.Module):
         def __init__(self):
@@ -288,8 +298,11 @@ def test_call_super_init_forwards_arguments_to_the_next_class():
 
 
 def test_forward_missing_raises():
-    with pytest.raises(NotImplementedError, match=r'Module \[Module\] is missing the required '
-                                                  r'"forward" function'):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"Module \[Module\] is missing the required "
+        r'"forward" function',
+    ):
         nn.Module()(1)
 
 
@@ -313,8 +326,9 @@ def test_plain_tensor_cannot_replace_a_parameter():
     m.w = p
     with pytest.raises(TypeError) as info:
         m.w = ember.zeros(1)
-    assert info.value.args[0] == ("cannot assign 'torch.FloatTensor' as parameter 'w' "
-                                  "(torch.nn.Parameter or None expected)")
+    assert info.value.args[0] == (
+        "cannot assign 'torch.FloatTensor' as parameter 'w' (torch.nn.Parameter or None expected)"
+    )
     with pytest.raises(TypeError, match="cannot assign 'int' as parameter 'w'"):
         m.w = 3
     assert m.w is p
@@ -337,8 +351,9 @@ def test_module_slot_rules():
     m.c = Plain()
     with pytest.raises(TypeError) as info:
         m.c = ember.zeros(1)
-    assert info.value.args[0] == ("cannot assign 'torch.FloatTensor' as child module 'c' "
-                                  "(torch.nn.Module or None expected)")
+    assert info.value.args[0] == (
+        "cannot assign 'torch.FloatTensor' as child module 'c' (torch.nn.Module or None expected)"
+    )
     m.c = None
     assert m.c is None and list(m._modules) == ["c"]
 
@@ -348,8 +363,9 @@ def test_buffer_slot_rules():
     m.register_buffer("b", ember.zeros(1))
     with pytest.raises(TypeError) as info:
         m.b = 3
-    assert info.value.args[0] == ("cannot assign 'int' as buffer 'b' "
-                                  "(torch.nn.Buffer, torch.Tensor or None expected)")
+    assert info.value.args[0] == (
+        "cannot assign 'int' as buffer 'b' (torch.nn.Buffer, torch.Tensor or None expected)"
+    )
     m.b = ember.ones(2)
     assert m.b.tolist() == [1.0, 1.0] and "b" not in m.__dict__
     m.b = None
@@ -366,8 +382,10 @@ def test_reassigning_across_kinds_moves_the_name():
     assert list(m._parameters) == ["x"] and list(m._modules) == []
     with pytest.raises(TypeError) as info:  # NOTE: matches torch: not the other way round
         m.x = Plain()
-    assert info.value.args[0] == ("cannot assign 'tests.test_nn_module.Plain' as parameter 'x' "
-                                  "(torch.nn.Parameter or None expected)")
+    assert info.value.args[0] == (
+        "cannot assign 'tests.test_nn_module.Plain' as parameter 'x' "
+        "(torch.nn.Parameter or None expected)"
+    )
     m.register_buffer("y", ember.zeros(1), persistent=False)
     m.y = Parameter(ember.zeros(1))  # Parameter replaces a buffer (and its persistence flag)
     assert "y" in m._parameters and "y" not in m._buffers
@@ -436,11 +454,14 @@ def test_registration_hooks_run_and_may_replace():
     seen = []
     handles = [
         module_mod.register_module_parameter_registration_hook(
-            lambda m, n, p: seen.append(("param", n))),
+            lambda m, n, p: seen.append(("param", n))
+        ),
         module_mod.register_module_buffer_registration_hook(
-            lambda m, n, b: None if b is None else b * 2),
+            lambda m, n, b: None if b is None else b * 2
+        ),
         module_mod.register_module_module_registration_hook(
-            lambda m, n, s: seen.append(("module", n, s is None))),
+            lambda m, n, s: seen.append(("module", n, s is None))
+        ),
     ]
     try:
         m = Plain()
@@ -455,8 +476,13 @@ def test_registration_hooks_run_and_may_replace():
     finally:
         for h in handles:
             h.remove()
-    assert seen == [("param", "a"), ("param", "b"), ("module", "c", False),
-                    ("module", "c", True), ("module", "d", False)]
+    assert seen == [
+        ("param", "a"),
+        ("param", "b"),
+        ("module", "c", False),
+        ("module", "c", True),
+        ("module", "d", False),
+    ]
     assert m.x.tolist() == [2.0] and m.y.tolist() == [2.0]
     m.z = Parameter(ember.ones(1))  # removed: no longer called
     assert len(seen) == 5
@@ -479,12 +505,27 @@ DIAGNOSED = [
     ("tuple of modules", lambda: (Plain(),), "tuple", "Modules", "nn.ModuleList"),
     ("set of modules", lambda: {Plain()}, "set", "Modules", "nn.ModuleList"),
     ("dict of modules", lambda: {"a": Plain()}, "dict", "Modules", "nn.ModuleDict"),
-    ("list of params", lambda: [Parameter(ember.ones(1))], "list", "Parameters",
-     "nn.ParameterList"),
-    ("dict of params", lambda: {"w": Parameter(ember.ones(1))}, "dict", "Parameters",
-     "nn.ParameterDict"),
-    ("mixed list", lambda: [Plain(), Parameter(ember.ones(1)), 3], "list",
-     "Modules and Parameters", "nn.ModuleList / nn.ParameterList"),
+    (
+        "list of params",
+        lambda: [Parameter(ember.ones(1))],
+        "list",
+        "Parameters",
+        "nn.ParameterList",
+    ),
+    (
+        "dict of params",
+        lambda: {"w": Parameter(ember.ones(1))},
+        "dict",
+        "Parameters",
+        "nn.ParameterDict",
+    ),
+    (
+        "mixed list",
+        lambda: [Plain(), Parameter(ember.ones(1)), 3],
+        "list",
+        "Modules and Parameters",
+        "nn.ModuleList / nn.ParameterList",
+    ),
 ]
 
 
@@ -520,18 +561,21 @@ def test_registration_warning_is_a_user_warning():
     assert nn.RegistrationWarning is module_mod.RegistrationWarning
 
 
-@pytest.mark.parametrize("value", [
-    pytest.param(lambda: ember.ones(2, requires_grad=True) * 2, id="non-leaf activation"),
-    pytest.param(lambda: ember.zeros(2), id="tensor without grad"),
-    pytest.param(lambda: [1, 2, 3], id="list of ints"),
-    pytest.param(lambda: [ember.zeros(1)], id="list of tensors"),
-    pytest.param(lambda: {"a": 1}, id="dict of ints"),
-    pytest.param(lambda: [], id="empty list"),
-    pytest.param(lambda: "text", id="str"),
-    pytest.param(lambda: Parameter(ember.ones(1)), id="Parameter"),
-    pytest.param(lambda: Buffer(ember.ones(1, requires_grad=True)), id="Buffer"),
-    pytest.param(lambda: Plain(), id="Module"),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(lambda: ember.ones(2, requires_grad=True) * 2, id="non-leaf activation"),
+        pytest.param(lambda: ember.zeros(2), id="tensor without grad"),
+        pytest.param(lambda: [1, 2, 3], id="list of ints"),
+        pytest.param(lambda: [ember.zeros(1)], id="list of tensors"),
+        pytest.param(lambda: {"a": 1}, id="dict of ints"),
+        pytest.param(lambda: [], id="empty list"),
+        pytest.param(lambda: "text", id="str"),
+        pytest.param(lambda: Parameter(ember.ones(1)), id="Parameter"),
+        pytest.param(lambda: Buffer(ember.ones(1, requires_grad=True)), id="Buffer"),
+        pytest.param(lambda: Plain(), id="Module"),
+    ],
+)
 def test_things_that_do_not_warn(value):
     m = Plain()
     with warnings.catch_warnings():
@@ -576,8 +620,11 @@ def test_diagnostic_in_a_user_init_points_to_the_user_line():
             super().__init__()
             self.blocks = [Plain(), Plain()]
 
-    with pytest.warns(RegistrationWarning, match=r"Bad\.blocks is a plain list holding "
-                                                 r"Modules") as record:
+    with pytest.warns(
+        RegistrationWarning,
+        match=r"Bad\.blocks is a plain list holding "
+        r"Modules",
+    ) as record:
         bad = Bad()
     assert record[0].filename == __file__
     assert list(bad.named_modules()) == [("", bad)]  # the silent PyTorch behaviour, kept

@@ -49,19 +49,36 @@ def names(pairs):
 # ---- traversal --------------------------------------------------------------------------------
 def test_named_parameters_dedups_shared_and_tied():
     t = Tree()
-    assert names(t.named_parameters()) == ["scale", "a.weight", "a.bias", "b.inner.weight",
-                                           "b.inner.bias"]
+    assert names(t.named_parameters()) == [
+        "scale",
+        "a.weight",
+        "a.bias",
+        "b.inner.weight",
+        "b.inner.bias",
+    ]
     assert names(t.named_parameters(remove_duplicate=False)) == [
-        "scale", "a.weight", "a.bias", "b.tied", "b.inner.weight", "b.inner.bias",
-        "b.shared.weight", "b.shared.bias"]
+        "scale",
+        "a.weight",
+        "a.bias",
+        "b.tied",
+        "b.inner.weight",
+        "b.inner.bias",
+        "b.shared.weight",
+        "b.shared.bias",
+    ]
     assert [p for p in t.parameters()] == [v for _, v in t.named_parameters()]
     assert len(list(t.parameters())) == 5
 
 
 def test_named_parameters_prefix_and_recurse():
     t = Tree()
-    assert names(t.named_parameters(prefix="m")) == ["m.scale", "m.a.weight", "m.a.bias",
-                                                     "m.b.inner.weight", "m.b.inner.bias"]
+    assert names(t.named_parameters(prefix="m")) == [
+        "m.scale",
+        "m.a.weight",
+        "m.a.bias",
+        "m.b.inner.weight",
+        "m.b.inner.bias",
+    ]
     assert names(t.named_parameters(recurse=False)) == ["scale"]
     assert names(t.named_parameters(prefix="p", recurse=False)) == ["p.scale"]
     assert names(t.b.named_parameters(recurse=False)) == ["tied"]
@@ -70,11 +87,16 @@ def test_named_parameters_prefix_and_recurse():
 
 def test_named_buffers():
     t = Tree()
-    assert names(t.named_buffers()) == ["steps", "a.count", "a.tmp", "b.inner.count",
-                                        "b.inner.tmp"]
+    assert names(t.named_buffers()) == ["steps", "a.count", "a.tmp", "b.inner.count", "b.inner.tmp"]
     assert names(t.named_buffers(prefix="x", remove_duplicate=False)) == [
-        "x.steps", "x.a.count", "x.a.tmp", "x.b.inner.count", "x.b.inner.tmp",
-        "x.b.shared.count", "x.b.shared.tmp"]
+        "x.steps",
+        "x.a.count",
+        "x.a.tmp",
+        "x.b.inner.count",
+        "x.b.inner.tmp",
+        "x.b.shared.count",
+        "x.b.shared.tmp",
+    ]
     assert names(t.named_buffers(recurse=False)) == ["steps"]
     assert list(t.buffers(recurse=False)) == [t.steps]
 
@@ -101,8 +123,7 @@ def test_named_modules_order_prefix_and_duplicates():
     t = Tree()
     assert names(t.named_modules()) == ["", "a", "b", "b.inner"]
     assert names(t.named_modules(prefix="r")) == ["r", "r.a", "r.b", "r.b.inner"]
-    assert names(t.named_modules(remove_duplicate=False)) == ["", "a", "b", "b.inner",
-                                                               "b.shared"]
+    assert names(t.named_modules(remove_duplicate=False)) == ["", "a", "b", "b.inner", "b.shared"]
     assert list(t.modules()) == [t, t.a, t.b, t.b.inner]
     assert len(list(t.modules(remove_duplicate=False))) == 5
     memo = {t.a}
@@ -278,16 +299,19 @@ def test_double_keeps_parameter_identity_and_converts_grad():
     assert t.b.shared.weight is w and t.b.tied is t.scale
 
 
-@pytest.mark.parametrize("convert,dtype", [
-    (lambda m: m.double(), ember.float64),
-    (lambda m: m.half(), ember.float16),
-    (lambda m: m.double().float(), ember.float32),
-    (lambda m: m.to(ember.float64), ember.float64),
-    (lambda m: m.to(dtype=ember.float16), ember.float16),
-    (lambda m: m.to("cpu", ember.float64), ember.float64),
-    (lambda m: m.to(ember.zeros(1, dtype=ember.float64)), ember.float64),
-    (lambda m: m.to(device="cpu"), ember.float32),
-])
+@pytest.mark.parametrize(
+    "convert,dtype",
+    [
+        (lambda m: m.double(), ember.float64),
+        (lambda m: m.half(), ember.float16),
+        (lambda m: m.double().float(), ember.float32),
+        (lambda m: m.to(ember.float64), ember.float64),
+        (lambda m: m.to(dtype=ember.float16), ember.float16),
+        (lambda m: m.to("cpu", ember.float64), ember.float64),
+        (lambda m: m.to(ember.zeros(1, dtype=ember.float64)), ember.float64),
+        (lambda m: m.to(device="cpu"), ember.float32),
+    ],
+)
 def test_float_conversions(convert, dtype):
     t = Tree()
     assert convert(t) is t
@@ -309,8 +333,9 @@ def test_to_integer_dtype_raises(dtype):
     t = Tree()
     with pytest.raises(TypeError) as info:
         t.to(dtype)
-    assert info.value.args[0] == ("nn.Module.to only accepts floating point or complex dtypes, "
-                                  f"but got desired dtype={dtype}")
+    assert info.value.args[0] == (
+        f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
+    )
     assert t.a.weight.dtype == ember.float32
 
 
@@ -375,8 +400,7 @@ def test_apply_does_not_record_history():
     w = m.weight
     m._apply(lambda x: x * 2 if x.is_floating_point() else x)
     assert m.weight is w and w.is_leaf and w.requires_grad and w.grad_fn is None
-    np.testing.assert_allclose(w.detach().numpy(), [[0.0, 0.2, 0.4], [0.6, 0.8, 1.0]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(w.detach().numpy(), [[0.0, 0.2, 0.4], [0.6, 0.8, 1.0]], rtol=1e-6)
 
 
 def test_apply_reaches_shared_tensors_once_per_owner():

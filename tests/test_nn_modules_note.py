@@ -20,8 +20,9 @@ F = torch.nn.functional
 def _container(name):
     cls = getattr(nn, name, None)
     if cls is None:
-        container = pytest.importorskip("ember.nn.modules.container",
-                                        reason="ember's containers are not written yet")
+        container = pytest.importorskip(
+            "ember.nn.modules.container", reason="ember's containers are not written yet"
+        )
         cls = getattr(container, name, None)
     if cls is None:
         pytest.skip(f"nn.{name} is not written yet")
@@ -129,8 +130,10 @@ def test_big_net_named_modules():
     big_net = BigNet()
     modules = list(big_net.named_modules())
     assert [n for n, _ in modules] == ["", "l1", "net", "net.l0", "net.l1"]
-    assert repr(modules[0][1]) == ("BigNet(\n  (l1): MyLinear()\n  (net): Net(\n"
-                                   "    (l0): MyLinear()\n    (l1): MyLinear()\n  )\n)")
+    assert repr(modules[0][1]) == (
+        "BigNet(\n  (l1): MyLinear()\n  (net): Net(\n"
+        "    (l0): MyLinear()\n    (l1): MyLinear()\n  )\n)"
+    )
     assert repr(modules[2][1]) == "Net(\n  (l0): MyLinear()\n  (l1): MyLinear()\n)"
     assert big_net(torch.randn(5)).shape == (1,)
 
@@ -143,12 +146,13 @@ def make_dynamic_net():
     class DynamicNet(nn.Module):
         def __init__(self, num_layers):
             super().__init__()
-            self.linears = ModuleList(
-                [MyLinear(4, 4) for _ in range(num_layers)])
-            self.activations = ModuleDict({
-                "relu": ReLU(),
-                "lrelu": LeakyReLU(),
-            })
+            self.linears = ModuleList([MyLinear(4, 4) for _ in range(num_layers)])
+            self.activations = ModuleDict(
+                {
+                    "relu": ReLU(),
+                    "lrelu": LeakyReLU(),
+                }
+            )
             self.final = MyLinear(4, 1)
 
         def forward(self, x, act):
@@ -167,8 +171,15 @@ def test_dynamic_net_registers_container_members():
     output = dynamic_net(sample_input, "relu")
     assert output.shape == (1,)
     assert [n for n, _ in dynamic_net.named_parameters()] == [
-        "linears.0.weight", "linears.0.bias", "linears.1.weight", "linears.1.bias",
-        "linears.2.weight", "linears.2.bias", "final.weight", "final.bias"]
+        "linears.0.weight",
+        "linears.0.bias",
+        "linears.1.weight",
+        "linears.1.bias",
+        "linears.2.weight",
+        "linears.2.bias",
+        "final.weight",
+        "final.bias",
+    ]
     assert [n for n, _ in dynamic_net.named_children()] == ["linears", "activations", "final"]
     # All parameters are reached by backward.
     dynamic_net(sample_input, "lrelu").sum().backward()
@@ -297,7 +308,9 @@ def test_non_persistent_buffer_is_moved_but_not_saved():
     # changes.
     m.to(device="cpu", dtype=torch.float64)
     assert [(n, b.dtype) for n, b in m.named_buffers()] == [
-        ("mean", torch.float64), ("unserialized_thing", torch.float64)]
+        ("mean", torch.float64),
+        ("unserialized_thing", torch.float64),
+    ]
 
 
 def make_stateful_module():
@@ -319,10 +332,12 @@ def make_stateful_module():
             # Registers a list of parameters.
             self.param_list = ParameterList([nn.Parameter(torch.randn(2)) for i in range(3)])
             # Registers a dictionary of parameters.
-            self.param_dict = ParameterDict({
-                "foo": nn.Parameter(torch.randn(3)),
-                "bar": nn.Parameter(torch.randn(4)),
-            })
+            self.param_dict = ParameterDict(
+                {
+                    "foo": nn.Parameter(torch.randn(3)),
+                    "bar": nn.Parameter(torch.randn(4)),
+                }
+            )
             # Registers a persistent buffer (one that appears in the module's state_dict).
             self.register_buffer("buffer1", torch.randn(4), persistent=True)
             # Registers a non-persistent buffer (one that does not appear in the module's
@@ -347,8 +362,17 @@ def test_stateful_module_of_the_note():
     # Non-persistent "buffer2" and the reserved "param3" and "buffer3" are not in it.
     # NOTE: matches torch: ParameterDict sorts the keys of a plain dict.
     assert list(m_loaded.state_dict()) == [
-        "param1", "param2", "buffer1", "param_list.0", "param_list.1", "param_list.2",
-        "param_dict.bar", "param_dict.foo", "linear.weight", "linear.bias"]
+        "param1",
+        "param2",
+        "buffer1",
+        "param_list.0",
+        "param_list.1",
+        "param_list.2",
+        "param_dict.bar",
+        "param_dict.foo",
+        "linear.weight",
+        "linear.bias",
+    ]
     for k, v in m.state_dict().items():
         np.testing.assert_array_equal(m_loaded.state_dict()[k].numpy(), v.numpy())
     with pytest.raises(TypeError):
@@ -451,8 +475,9 @@ def test_module_hooks_example():
     # ==== Demonstrate backward hooks. ====
     m(x).sum().backward()
     no_hook_grad = x.grad.detach().clone()
-    np.testing.assert_allclose(no_hook_grad.numpy(),
-                               np.tile(m.weight.detach().numpy().sum(0), (2, 1)), rtol=1e-6)
+    np.testing.assert_allclose(
+        no_hook_grad.numpy(), np.tile(m.weight.detach().numpy().sum(0), (2, 1)), rtol=1e-6
+    )
 
     # Clear gradients before running backward pass again.
     m.zero_grad()

@@ -17,8 +17,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RTOL = 1e-9
 F64 = ember.float64
@@ -71,8 +72,9 @@ def _grads(e, t, ex, tx, ey, ty, seed=1):
 
 # ---- layer_norm --------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("shape,ns", [((4, 6, 8), (8,)), ((3, 5, 4), (5, 4)), ((7,), (7,)),
-                                      ((2, 3, 4, 5), (3, 4, 5))])
+@pytest.mark.parametrize(
+    "shape,ns", [((4, 6, 8), (8,)), ((3, 5, 4), (5, 4)), ((7,), (7,)), ((2, 3, 4, 5), (3, 4, 5))]
+)
 @pytest.mark.parametrize("affine,bias", [(True, True), (True, False), (False, False)])
 def test_layer_norm_module_parity(shape, ns, affine, bias):
     e, t = _pair("LayerNorm", ns, eps=1e-4, elementwise_affine=affine, bias=bias)
@@ -140,8 +142,9 @@ def test_layer_norm_sizes_offsets_and_random_grads(shape, affine, dtype, rtol):
         _close(w.grad, tw.grad, rtol, rtol * 100)
         _close(b.grad, tb.grad, rtol, rtol * 100)
         # parameter gradients alone (no dx)
-        gw, gb = ember.autograd.grad(F.layer_norm(x.detach(), (n,), w, b), (w, b),
-                                     ember.tensor(g, dtype=edt))
+        gw, gb = ember.autograd.grad(
+            F.layer_norm(x.detach(), (n,), w, b), (w, b), ember.tensor(g, dtype=edt)
+        )
         _close(gw, tw.grad, rtol, rtol * 100)
         _close(gb, tb.grad, rtol, rtol * 100)
 
@@ -173,14 +176,18 @@ def test_layer_norm_double_backward_matches_torch():
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x, o: F.layer_norm(x, (4,)),
-    lambda F, x, o: F.layer_norm(x, (5,), o(4)),
-    lambda F, x, o: F.layer_norm(x, (5,), o(5), o(4)),
-    lambda F, x, o: F.layer_norm(x, (3, 5, 6)),
-    lambda F, x, o: F.layer_norm(x, ()),
-    lambda F, x, o: F.layer_norm(x, 5),
-], ids=["input", "weight", "bias", "long_shape", "empty_shape", "int_shape"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, o: F.layer_norm(x, (4,)),
+        lambda F, x, o: F.layer_norm(x, (5,), o(4)),
+        lambda F, x, o: F.layer_norm(x, (5,), o(5), o(4)),
+        lambda F, x, o: F.layer_norm(x, (3, 5, 6)),
+        lambda F, x, o: F.layer_norm(x, ()),
+        lambda F, x, o: F.layer_norm(x, 5),
+    ],
+    ids=["input", "weight", "bias", "long_shape", "empty_shape", "int_shape"],
+)
 def test_layer_norm_errors_match_torch(call):
     x = _rand((4, 3, 5), dtype=ember.float32)
     with pytest.raises(Exception) as t:
@@ -194,20 +201,33 @@ def test_layer_norm_errors_match_torch(call):
 def test_layer_norm_dtype_errors_match_torch():
     for xd, wd in (("float32", "float64"), ("float64", "float32")):
         with pytest.raises(RuntimeError) as t:
-            TF.layer_norm(torch.ones(2, 3, dtype=getattr(torch, xd)), (3,),
-                          torch.ones(3, dtype=getattr(torch, wd)))
+            TF.layer_norm(
+                torch.ones(2, 3, dtype=getattr(torch, xd)),
+                (3,),
+                torch.ones(3, dtype=getattr(torch, wd)),
+            )
         with pytest.raises(RuntimeError) as e:
-            F.layer_norm(ember.ones(2, 3, dtype=getattr(ember, xd)), (3,),
-                         ember.ones(3, dtype=getattr(ember, wd)))
+            F.layer_norm(
+                ember.ones(2, 3, dtype=getattr(ember, xd)),
+                (3,),
+                ember.ones(3, dtype=getattr(ember, wd)),
+            )
         assert str(e.value) == _msg(t.value)
     with pytest.raises(NotImplementedError, match="LayerNormKernelImpl"):
         F.layer_norm(ember.ones(2, 3, dtype=ember.int64), (3,))
 
 
 @needs_torch
-@pytest.mark.parametrize("args,kw", [((4,), {}), ((3, 4), {}), (([3, 4],), {"eps": 1e-3}),
-                                     ((4,), {"elementwise_affine": False}),
-                                     ((4,), {"bias": False})])
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((4,), {}),
+        ((3, 4), {}),
+        (([3, 4],), {"eps": 1e-3}),
+        ((4,), {"elementwise_affine": False}),
+        ((4,), {"bias": False}),
+    ],
+)
 def test_layer_norm_repr_constants_and_state(args, kw):
     e, t = ember.nn.LayerNorm(*args, **kw), torch.nn.LayerNorm(*args, **kw)
     assert repr(e) == repr(t)
@@ -250,14 +270,19 @@ def test_layer_norm_empty_input():
 
 
 # ---- batch_norm ----------------------------------------------------------------------------------
-BN_SHAPES = {"BatchNorm1d": [(6, 3), (4, 3, 5)], "BatchNorm2d": [(4, 3, 5, 2)],
-             "BatchNorm3d": [(2, 3, 2, 3, 2)]}
+BN_SHAPES = {
+    "BatchNorm1d": [(6, 3), (4, 3, 5)],
+    "BatchNorm2d": [(4, 3, 5, 2)],
+    "BatchNorm3d": [(2, 3, 2, 3, 2)],
+}
 
 
 @needs_torch
 @pytest.mark.parametrize("name,shape", [(n, s) for n, ss in BN_SHAPES.items() for s in ss])
-@pytest.mark.parametrize("momentum,affine,track", [(0.1, True, True), (None, True, True),
-                                                   (0.7, False, True), (0.1, True, False)])
+@pytest.mark.parametrize(
+    "momentum,affine,track",
+    [(0.1, True, True), (None, True, True), (0.7, False, True), (0.1, True, False)],
+)
 def test_batch_norm_training_steps_match_torch(name, shape, momentum, affine, track):
     e, t = _pair(name, 3, eps=1e-3, momentum=momentum, affine=affine, track_running_stats=track)
     rng = np.random.default_rng(7)
@@ -286,8 +311,13 @@ def test_batch_norm_training_steps_match_torch(name, shape, momentum, affine, tr
 
 
 @needs_torch
-@pytest.mark.parametrize("name,shape", [("BatchNorm2d", (24, 8, 80, 80)),  # 5 slabs, a partial
-                                        ("BatchNorm1d", (20000, 64))])
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("BatchNorm2d", (24, 8, 80, 80)),  # 5 slabs, a partial
+        ("BatchNorm1d", (20000, 64)),
+    ],
+)
 @pytest.mark.parametrize("affine", [True, False])
 def test_batch_norm_large_inputs_match_torch(name, shape, affine):
     # inputs past the slab size: backward runs slab by slab over the batch
@@ -320,8 +350,14 @@ def test_batch_norm_float32_and_float16():
     _close(e.running_var, t.running_var, 1e-5, 1e-6)
     h = ember.tensor(xn[:, :, :2, :2], dtype=ember.float16)
     y = F.batch_norm(h, None, None, ember.ones(4), ember.zeros(4), training=True)
-    ty = TF.batch_norm(torch.tensor(xn[:, :, :2, :2]).half(), None, None, torch.ones(4),
-                       torch.zeros(4), training=True)
+    ty = TF.batch_norm(
+        torch.tensor(xn[:, :, :2, :2]).half(),
+        None,
+        None,
+        torch.ones(4),
+        torch.zeros(4),
+        training=True,
+    )
     assert y.dtype == ember.float16
     _close(y.float(), ty.float(), 1e-2, 1e-2)
 
@@ -333,13 +369,15 @@ def test_batch_norm_gradcheck_and_gradgradcheck(training):
     rm, rv = _rand(3, 3), _rand(3, 4).abs() + 0.5
 
     def f(x, w, b):
-        return F.batch_norm(x, None if training else rm, None if training else rv, w, b,
-                            training=training, eps=1e-3)
+        return F.batch_norm(
+            x, None if training else rm, None if training else rv, w, b, training=training, eps=1e-3
+        )
 
     assert ember.autograd.gradcheck(f, (x, w, b))
     assert ember.autograd.gradgradcheck(f, (x, w, b))
-    assert ember.autograd.gradgradcheck(lambda x: F.batch_norm(x, None, None, training=True),
-                                        (_rand((5, 2), 5, True),))
+    assert ember.autograd.gradgradcheck(
+        lambda x: F.batch_norm(x, None, None, training=True), (_rand((5, 2), 5, True),)
+    )
 
 
 @needs_torch
@@ -374,19 +412,33 @@ def test_batch_norm_functional_running_stats_updated_in_place():
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x, o: F.batch_norm(x, o(4), o(3), training=True),
-    lambda F, x, o: F.batch_norm(x, o(3), o(4), training=False),
-    lambda F, x, o: F.batch_norm(x, o(3), o(3), o(4), training=True),
-    lambda F, x, o: F.batch_norm(x, o(3), o(3), None, o(2), training=True),
-    lambda F, x, o: F.batch_norm(x[:1, :, :1], o(3), o(3), training=True),
-    lambda F, x, o: F.batch_norm(x[:, :, 0], None, None, training=False),
-    lambda F, x, o: F.batch_norm(x, o(3), None, training=False),
-    lambda F, x, o: F.batch_norm(x, o(3), o(3), training=True, eps=0.0),
-    lambda F, x, o: F.batch_norm(x, o(3), o(3), training=False, eps=-1.0),
-    lambda F, x, o: F.batch_norm(x[0, 0], o(3), o(3), training=True),
-], ids=["rm", "rv", "weight", "bias", "one_value", "eval_no_stats", "eval_no_var", "eps0",
-        "eps_neg", "1d"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, o: F.batch_norm(x, o(4), o(3), training=True),
+        lambda F, x, o: F.batch_norm(x, o(3), o(4), training=False),
+        lambda F, x, o: F.batch_norm(x, o(3), o(3), o(4), training=True),
+        lambda F, x, o: F.batch_norm(x, o(3), o(3), None, o(2), training=True),
+        lambda F, x, o: F.batch_norm(x[:1, :, :1], o(3), o(3), training=True),
+        lambda F, x, o: F.batch_norm(x[:, :, 0], None, None, training=False),
+        lambda F, x, o: F.batch_norm(x, o(3), None, training=False),
+        lambda F, x, o: F.batch_norm(x, o(3), o(3), training=True, eps=0.0),
+        lambda F, x, o: F.batch_norm(x, o(3), o(3), training=False, eps=-1.0),
+        lambda F, x, o: F.batch_norm(x[0, 0], o(3), o(3), training=True),
+    ],
+    ids=[
+        "rm",
+        "rv",
+        "weight",
+        "bias",
+        "one_value",
+        "eval_no_stats",
+        "eval_no_var",
+        "eps0",
+        "eps_neg",
+        "1d",
+    ],
+)
 def test_batch_norm_errors_match_torch(call):
     x = _rand((4, 3, 5), dtype=ember.float32)
     with pytest.raises(Exception) as t:
@@ -397,10 +449,18 @@ def test_batch_norm_errors_match_torch(call):
 
 
 @needs_torch
-@pytest.mark.parametrize("name,bad", [("BatchNorm1d", (2, 3, 4, 5)), ("BatchNorm1d", (3,)),
-                                      ("BatchNorm2d", (2, 3, 4)), ("BatchNorm3d", (2, 3, 4, 5)),
-                                      ("InstanceNorm1d", (3,)), ("InstanceNorm2d", (2, 3)),
-                                      ("InstanceNorm3d", (2, 3, 4, 5, 6, 7))])
+@pytest.mark.parametrize(
+    "name,bad",
+    [
+        ("BatchNorm1d", (2, 3, 4, 5)),
+        ("BatchNorm1d", (3,)),
+        ("BatchNorm2d", (2, 3, 4)),
+        ("BatchNorm3d", (2, 3, 4, 5)),
+        ("InstanceNorm1d", (3,)),
+        ("InstanceNorm2d", (2, 3)),
+        ("InstanceNorm3d", (2, 3, 4, 5, 6, 7)),
+    ],
+)
 def test_norm_module_input_rank_errors_match_torch(name, bad):
     with pytest.raises(ValueError) as t:
         getattr(torch.nn, name)(3)(torch.ones(bad))
@@ -410,11 +470,28 @@ def test_norm_module_input_rank_errors_match_torch(name, bad):
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
-                                  "InstanceNorm2d", "InstanceNorm3d"])
-@pytest.mark.parametrize("kw", [{}, {"affine": False}, {"track_running_stats": False},
-                                {"momentum": None, "eps": 1e-3}, {"bias": False},
-                                {"affine": True, "track_running_stats": True}])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "BatchNorm3d",
+        "InstanceNorm1d",
+        "InstanceNorm2d",
+        "InstanceNorm3d",
+    ],
+)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"affine": False},
+        {"track_running_stats": False},
+        {"momentum": None, "eps": 1e-3},
+        {"bias": False},
+        {"affine": True, "track_running_stats": True},
+    ],
+)
 def test_norm_base_repr_constants_state_dict(name, kw):
     e, t = getattr(ember.nn, name)(5, **kw), getattr(torch.nn, name)(5, **kw)
     assert repr(e) == repr(t)
@@ -507,12 +584,17 @@ def test_batch_norm_meta_allocates_nothing():
 
 
 @needs_torch
-@pytest.mark.parametrize("name,shape", [("LazyBatchNorm1d", (4, 3)),
-                                        ("LazyBatchNorm2d", (2, 3, 4, 4)),
-                                        ("LazyBatchNorm3d", (2, 3, 2, 2, 2)),
-                                        ("LazyInstanceNorm1d", (2, 3, 5)),
-                                        ("LazyInstanceNorm2d", (2, 3, 4, 4)),
-                                        ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))])
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("LazyBatchNorm1d", (4, 3)),
+        ("LazyBatchNorm2d", (2, 3, 4, 4)),
+        ("LazyBatchNorm3d", (2, 3, 2, 2, 2)),
+        ("LazyInstanceNorm1d", (2, 3, 5)),
+        ("LazyInstanceNorm2d", (2, 3, 4, 4)),
+        ("LazyInstanceNorm3d", (2, 3, 2, 2, 2)),
+    ],
+)
 def test_lazy_norms_infer_num_features(name, shape):
     e, t = getattr(ember.nn, name)(dtype=F64), getattr(torch.nn, name)(dtype=torch.float64)
     assert repr(e) == repr(t)
@@ -526,12 +608,19 @@ def test_lazy_norms_infer_num_features(name, shape):
 
 # ---- instance_norm -------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("name,shape", [("InstanceNorm1d", (3, 4, 5)), ("InstanceNorm1d", (4, 5)),
-                                        ("InstanceNorm2d", (2, 4, 3, 3)),
-                                        ("InstanceNorm2d", (4, 3, 3)),
-                                        ("InstanceNorm3d", (2, 4, 2, 3, 2))])
-@pytest.mark.parametrize("affine,track,momentum", [(False, False, 0.1), (True, True, 0.3),
-                                                   (False, True, None)])
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("InstanceNorm1d", (3, 4, 5)),
+        ("InstanceNorm1d", (4, 5)),
+        ("InstanceNorm2d", (2, 4, 3, 3)),
+        ("InstanceNorm2d", (4, 3, 3)),
+        ("InstanceNorm3d", (2, 4, 2, 3, 2)),
+    ],
+)
+@pytest.mark.parametrize(
+    "affine,track,momentum", [(False, False, 0.1), (True, True, 0.3), (False, True, None)]
+)
 def test_instance_norm_modules_match_torch(name, shape, affine, track, momentum):
     e, t = _pair(name, 4, affine=affine, track_running_stats=track, momentum=momentum)
     for step in range(2):
@@ -582,12 +671,16 @@ def test_instance_norm_old_state_dict_with_running_stats_is_an_error_like_torch(
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x, o: F.instance_norm(x, use_input_stats=False),
-    lambda F, x, o: F.instance_norm(x, o(3), o(2)),
-    lambda F, x, o: F.instance_norm(x, None, None, o(2)),
-    lambda F, x, o: F.instance_norm(x[:, :, :1]),
-], ids=["no_stats", "rv", "weight", "one_spatial"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, o: F.instance_norm(x, use_input_stats=False),
+        lambda F, x, o: F.instance_norm(x, o(3), o(2)),
+        lambda F, x, o: F.instance_norm(x, None, None, o(2)),
+        lambda F, x, o: F.instance_norm(x[:, :, :1]),
+    ],
+    ids=["no_stats", "rv", "weight", "one_spatial"],
+)
 def test_instance_norm_errors_match_torch(call):
     x = _rand((2, 3, 4), dtype=ember.float32)
     with pytest.raises(Exception) as t:
@@ -609,8 +702,10 @@ def test_instance_norm_gradcheck():
 
 # ---- group_norm ----------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("groups,shape", [(1, (2, 6, 4)), (2, (3, 6, 2, 2)), (6, (2, 6, 3)),
-                                          (3, (2, 6)), (2, (1, 6, 2, 2, 2))])
+@pytest.mark.parametrize(
+    "groups,shape",
+    [(1, (2, 6, 4)), (2, (3, 6, 2, 2)), (6, (2, 6, 3)), (3, (2, 6)), (2, (1, 6, 2, 2, 2))],
+)
 @pytest.mark.parametrize("affine,bias", [(True, True), (False, False), (True, False)])
 def test_group_norm_module_parity(groups, shape, affine, bias):
     e, t = _pair("GroupNorm", groups, 6, eps=1e-3, affine=affine, bias=bias)
@@ -632,14 +727,18 @@ def test_group_norm_gradcheck():
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x, o: F.group_norm(x, 2),
-    lambda F, x, o: F.group_norm(x, 3, o(4)),
-    lambda F, x, o: F.group_norm(x, 3, None, o(2)),
-    lambda F, x, o: F.group_norm(x[0, 0], 1),
-    lambda F, x, o: F.group_norm(x[:1, :, :1], 3),
-    lambda F, x, o: F.group_norm(x, 0),
-], ids=["divisible", "weight", "bias", "1d", "one_value", "zero_groups"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, o: F.group_norm(x, 2),
+        lambda F, x, o: F.group_norm(x, 3, o(4)),
+        lambda F, x, o: F.group_norm(x, 3, None, o(2)),
+        lambda F, x, o: F.group_norm(x[0, 0], 1),
+        lambda F, x, o: F.group_norm(x[:1, :, :1], 3),
+        lambda F, x, o: F.group_norm(x, 0),
+    ],
+    ids=["divisible", "weight", "bias", "1d", "one_value", "zero_groups"],
+)
 def test_group_norm_errors_match_torch(call):
     x = _rand((4, 3, 5), dtype=ember.float32)
     with pytest.raises(Exception) as t:
@@ -687,12 +786,16 @@ def test_rms_norm_default_eps_per_dtype(dtype, rtol):
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda F, x, o: F.rms_norm(x, (5,), o(4)),
-    lambda F, x, o: F.rms_norm(x, (4,)),
-    lambda F, x, o: F.rms_norm(x, ()),
-    lambda F, x, o: F.rms_norm(x, 5),
-], ids=["weight", "input", "empty", "int"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, o: F.rms_norm(x, (5,), o(4)),
+        lambda F, x, o: F.rms_norm(x, (4,)),
+        lambda F, x, o: F.rms_norm(x, ()),
+        lambda F, x, o: F.rms_norm(x, 5),
+    ],
+    ids=["weight", "input", "empty", "int"],
+)
 def test_rms_norm_errors_match_torch(call):
     x = _rand((4, 3, 5), dtype=ember.float32)
     with pytest.raises(Exception) as t:
@@ -715,8 +818,10 @@ def test_rms_norm_gradcheck():
 @pytest.mark.parametrize("shape", [(2, 7, 5), (2, 6, 3, 4), (1, 5, 2, 3, 2)])
 @pytest.mark.parametrize("size", [1, 2, 5, 9])
 def test_local_response_norm_parity(shape, size):
-    e, t = ember.nn.LocalResponseNorm(size, 0.3, 0.6, 1.5), torch.nn.LocalResponseNorm(
-        size, 0.3, 0.6, 1.5)
+    e, t = (
+        ember.nn.LocalResponseNorm(size, 0.3, 0.6, 1.5),
+        torch.nn.LocalResponseNorm(size, 0.3, 0.6, 1.5),
+    )
     assert repr(e) == repr(t)
     ex = _rand(shape, requires_grad=True)
     tx = _t(ex, True)
@@ -734,8 +839,9 @@ def test_local_response_norm_errors_and_empty():
     assert str(e.value) == _msg(t.value)
     x = ember.ones(0, 3, 4)
     assert F.local_response_norm(x, 2) is x
-    assert ember.autograd.gradcheck(lambda x: F.local_response_norm(x, 3, 0.5, 0.7, 1.0),
-                                    (_rand((1, 4, 3), 0, True),))
+    assert ember.autograd.gradcheck(
+        lambda x: F.local_response_norm(x, 3, 0.5, 0.7, 1.0), (_rand((1, 4, 3), 0, True),)
+    )
 
 
 @needs_torch
@@ -763,26 +869,55 @@ def test_normalize_eps_and_out():
 
 
 def test_family_all_is_complete():
-    for fn in ("batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
-               "local_response_norm", "normalize"):
+    for fn in (
+        "batch_norm",
+        "layer_norm",
+        "group_norm",
+        "instance_norm",
+        "rms_norm",
+        "local_response_norm",
+        "normalize",
+    ):
         assert fn in F.__all__ and callable(getattr(F, fn))
-    for name in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LayerNorm",
-                 "GroupNorm", "RMSNorm", "LocalResponseNorm", "InstanceNorm1d", "InstanceNorm2d",
-                 "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
-                 "LazyInstanceNorm3d", "LazyBatchNorm2d", "LazyBatchNorm3d"):
+    for name in (
+        "BatchNorm1d",
+        "BatchNorm2d",
+        "BatchNorm3d",
+        "LazyBatchNorm1d",
+        "LayerNorm",
+        "GroupNorm",
+        "RMSNorm",
+        "LocalResponseNorm",
+        "InstanceNorm1d",
+        "InstanceNorm2d",
+        "InstanceNorm3d",
+        "LazyInstanceNorm1d",
+        "LazyInstanceNorm2d",
+        "LazyInstanceNorm3d",
+        "LazyBatchNorm2d",
+        "LazyBatchNorm3d",
+    ):
         assert isinstance(getattr(ember.nn, name), type)
 
 
-@pytest.mark.parametrize("make,shape", [
-    (lambda: ember.nn.GroupNorm(2, 4, device="meta"), (2, 4, 3)),
-    (lambda: ember.nn.InstanceNorm1d(4, affine=True, track_running_stats=True, device="meta"),
-     (2, 4, 3)),
-    (lambda: ember.nn.InstanceNorm2d(4, device="meta"), (4, 3, 3)),
-    (lambda: ember.nn.RMSNorm(3, device="meta"), (2, 4, 3)),
-    (lambda: ember.nn.LocalResponseNorm(2), (2, 4, 3)),
-    (lambda: ember.nn.BatchNorm1d(4, device="meta"), (2, 4)),
-    (lambda: ember.nn.BatchNorm3d(4, device="meta"), (2, 4, 2, 2, 2)),
-], ids=["group", "instance1d", "instance2d_unbatched", "rms", "lrn", "bn1d", "bn3d"])
+@pytest.mark.parametrize(
+    "make,shape",
+    [
+        (lambda: ember.nn.GroupNorm(2, 4, device="meta"), (2, 4, 3)),
+        (
+            lambda: ember.nn.InstanceNorm1d(
+                4, affine=True, track_running_stats=True, device="meta"
+            ),
+            (2, 4, 3),
+        ),
+        (lambda: ember.nn.InstanceNorm2d(4, device="meta"), (4, 3, 3)),
+        (lambda: ember.nn.RMSNorm(3, device="meta"), (2, 4, 3)),
+        (lambda: ember.nn.LocalResponseNorm(2), (2, 4, 3)),
+        (lambda: ember.nn.BatchNorm1d(4, device="meta"), (2, 4)),
+        (lambda: ember.nn.BatchNorm3d(4, device="meta"), (2, 4, 2, 2, 2)),
+    ],
+    ids=["group", "instance1d", "instance2d_unbatched", "rms", "lrn", "bn1d", "bn3d"],
+)
 def test_norm_modules_run_on_meta(make, shape):
     m = make()
     for p in m.parameters():
@@ -813,8 +948,11 @@ def test_primitives_match_their_composites(which):
     # the primitives exist for speed (layer_norm fwd+bwd measured ~2.2x faster than the
     # composite): they must compute the composite's values and gradients
     shape = (4, 3, 6)
-    args = [_rand(shape, 0, True), _rand(6 if which == "layer" else 3, 1, True),
-            _rand(6 if which == "layer" else 3, 2, True)]
+    args = [
+        _rand(shape, 0, True),
+        _rand(6 if which == "layer" else 3, 1, True),
+        _rand(6 if which == "layer" else 3, 2, True),
+    ]
     if which == "layer":
         y = F.layer_norm(args[0], (6,), args[1], args[2], 1e-3)
         yc = _composite_layer_norm(*args, 1e-3)

@@ -16,7 +16,9 @@ except ImportError:  # pragma: no cover - CI installs torch
     torch = None
 
 pytestmark = pytest.mark.skipif(
-    torch is None, reason="torch is the reference for these tests (pip install torch==2.13.0)")
+    torch is None, reason="torch is the reference for these tests (pip install torch==2.13.0)"
+)
+
 
 def build(lib):
     """Module classes written once, instantiated for either library."""
@@ -182,9 +184,11 @@ def record_all_hooks(lib, net, events):
             m.register_forward_pre_hook(lambda mod, a, name=name: events.append((name, "pre"))),
             m.register_forward_hook(lambda mod, a, o, name=name: events.append((name, "fwd"))),
             m.register_full_backward_pre_hook(
-                lambda mod, go, name=name: events.append((name, "bw_pre"))),
+                lambda mod, go, name=name: events.append((name, "bw_pre"))
+            ),
             m.register_full_backward_hook(
-                lambda mod, gi, go, name=name: events.append((name, "bw"))),
+                lambda mod, gi, go, name=name: events.append((name, "bw"))
+            ),
         ]
     return handles
 
@@ -222,9 +226,11 @@ def test_global_hook_order_is_identical():
             mm.register_module_forward_pre_hook(lambda m, a: events.append((names[m], "gpre"))),
             mm.register_module_forward_hook(lambda m, a, o: events.append((names[m], "gfwd"))),
             mm.register_module_full_backward_pre_hook(
-                lambda m, go: events.append((names[m], "gbw_pre"))),
+                lambda m, go: events.append((names[m], "gbw_pre"))
+            ),
             mm.register_module_full_backward_hook(
-                lambda m, gi, go: events.append((names[m], "gbw"))),
+                lambda m, gi, go: events.append((names[m], "gbw"))
+            ),
         ]
         record_all_hooks(lib, net, events)
         try:
@@ -254,10 +260,11 @@ def test_backward_hook_gradients_are_identical():
         grads = []
         for name, m in net.named_modules():
             m.register_full_backward_pre_hook(
-                lambda mod, go, name=name: grads.append((name, "pre", to_np(go))))
+                lambda mod, go, name=name: grads.append((name, "pre", to_np(go)))
+            )
             m.register_full_backward_hook(
-                lambda mod, gi, go, name=name: grads.append((name, "full", to_np(gi),
-                                                             to_np(go))))
+                lambda mod, gi, go, name=name: grads.append((name, "full", to_np(gi), to_np(go)))
+            )
         x = lib.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
         (net(x) ** 2).sum().backward()
         return grads, to_np((x.grad, *[p.grad for p in net.parameters()]))
@@ -291,8 +298,9 @@ def test_backward_hooks_with_several_inputs_and_outputs(use):
         m = build(lib)[3]()
         seen = []
         m.register_full_backward_pre_hook(lambda mod, go: seen.append(("pre", to_np(go))))
-        m.register_full_backward_hook(lambda mod, gi, go: seen.append(("full", to_np(gi),
-                                                                       to_np(go))))
+        m.register_full_backward_hook(
+            lambda mod, gi, go: seen.append(("full", to_np(gi), to_np(go)))
+        )
         a = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
         b = lib.tensor([0.5, 0.5, 0.5], dtype=lib.float64)  # does not require grad
         c = lib.tensor([1.0, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
@@ -365,8 +373,9 @@ def test_non_strict_load_result_is_identical():
         sd = Net().state_dict()
         del sd["inp.weight"]
         sd["junk"] = lib.ones(1)
-        return repr(Net().load_state_dict(sd, strict=False)), repr(Net().load_state_dict(
-            Net().state_dict()))
+        return repr(Net().load_state_dict(sd, strict=False)), repr(
+            Net().load_state_dict(Net().state_dict())
+        )
 
     t, e = both(run)
     assert e == t
@@ -412,9 +421,11 @@ def test_error_messages_are_identical(case):
 
 def test_parameter_repr_is_identical():
     def run(lib):
-        return [repr(lib.nn.Parameter(lib.tensor([1.0, 2.5]))),
-                repr(lib.nn.Parameter(lib.tensor([[1, 2]]), requires_grad=False)),
-                repr(lib.nn.Parameter())]
+        return [
+            repr(lib.nn.Parameter(lib.tensor([1.0, 2.5]))),
+            repr(lib.nn.Parameter(lib.tensor([[1, 2]]), requires_grad=False)),
+            repr(lib.nn.Parameter()),
+        ]
 
     t, e = both(run)
     assert e == t

@@ -19,8 +19,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RNG = np.random.default_rng(0)
 
@@ -74,42 +75,67 @@ MAX2D = [
 @pytest.mark.parametrize("ties", [False, True])
 def test_max_pool2d_matches_torch(kw, ties):
     a = _data((2, 3, 7, 8), ties)
-    _check(lambda x: EF.max_pool2d(x, **kw, return_indices=True),
-           lambda x: TF.max_pool2d(x, **kw, return_indices=True), a)
+    _check(
+        lambda x: EF.max_pool2d(x, **kw, return_indices=True),
+        lambda x: TF.max_pool2d(x, **kw, return_indices=True),
+        a,
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2),
-                                dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
-                                dict(kernel_size=(2, 1, 3), stride=(1, 2, 2), padding=(1, 0, 1),
-                                     ceil_mode=True)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
+        dict(kernel_size=(2, 1, 3), stride=(1, 2, 2), padding=(1, 0, 1), ceil_mode=True),
+    ],
+)
 @pytest.mark.parametrize("ties", [False, True])
 def test_max_pool3d_matches_torch(kw, ties):
     a = _data((2, 2, 5, 6, 7), ties)
-    _check(lambda x: EF.max_pool3d(x, **kw, return_indices=True),
-           lambda x: TF.max_pool3d(x, **kw, return_indices=True), a)
+    _check(
+        lambda x: EF.max_pool3d(x, **kw, return_indices=True),
+        lambda x: TF.max_pool3d(x, **kw, return_indices=True),
+        a,
+    )
     _check(lambda x: EF.max_pool3d(x, **kw), lambda x: TF.max_pool3d(x, **kw), a[0])  # unbatched
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2),
-                                dict(kernel_size=3, dilation=2, ceil_mode=True, stride=2)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=2),
+        dict(kernel_size=3, dilation=2, ceil_mode=True, stride=2),
+    ],
+)
 def test_max_pool1d_matches_torch(kw):
     for shape in ((2, 3, 11), (3, 11)):
         a = _data(shape, ties=True)
-        _check(lambda x: EF.max_pool1d(x, **kw, return_indices=True),
-               lambda x: TF.max_pool1d(x, **kw, return_indices=True), a)
+        _check(
+            lambda x: EF.max_pool1d(x, **kw, return_indices=True),
+            lambda x: TF.max_pool1d(x, **kw, return_indices=True),
+            a,
+        )
 
 
 @needs_torch
 def test_with_indices_names_and_unbatched_2d():
     a = _data((3, 6, 6), ties=True)
-    _check(lambda x: EF.max_pool2d_with_indices(x, 2), lambda x: TF.max_pool2d_with_indices(x, 2),
-           a)
-    _check(lambda x: EF.max_pool1d_with_indices(x, 2), lambda x: TF.max_pool1d_with_indices(x, 2),
-           a[0])
-    _check(lambda x: EF.max_pool3d_with_indices(x, 2), lambda x: TF.max_pool3d_with_indices(x, 2),
-           a[None])
+    _check(
+        lambda x: EF.max_pool2d_with_indices(x, 2), lambda x: TF.max_pool2d_with_indices(x, 2), a
+    )
+    _check(
+        lambda x: EF.max_pool1d_with_indices(x, 2), lambda x: TF.max_pool1d_with_indices(x, 2), a[0]
+    )
+    _check(
+        lambda x: EF.max_pool3d_with_indices(x, 2),
+        lambda x: TF.max_pool3d_with_indices(x, 2),
+        a[None],
+    )
     y = EF.max_pool2d(ember.tensor(a), 2)
     assert isinstance(y, ember.Tensor) and y.shape == (3, 3, 3)
 
@@ -118,17 +144,26 @@ def test_with_indices_names_and_unbatched_2d():
 def test_fast_path_float32_cnn_shape():
     # the cnn benchmark's case: 2x2 stride 2 after a ReLU (ties at 0)
     a = _data((4, 8, 16, 16), ties=True, dtype=np.float32)
-    _check(lambda x: EF.max_pool2d(x, 2, 2, return_indices=True),
-           lambda x: TF.max_pool2d(x, 2, 2, return_indices=True), a, rtol=1e-6, atol=1e-7)
+    _check(
+        lambda x: EF.max_pool2d(x, 2, 2, return_indices=True),
+        lambda x: TF.max_pool2d(x, 2, 2, return_indices=True),
+        a,
+        rtol=1e-6,
+        atol=1e-7,
+    )
     a = _data((4, 8, 17, 15), ties=True, dtype=np.float32)  # odd sizes: the last row is dropped
-    _check(lambda x: EF.max_pool2d(x, 2), lambda x: TF.max_pool2d(x, 2), a, rtol=1e-6,
-           atol=1e-7)
+    _check(lambda x: EF.max_pool2d(x, 2), lambda x: TF.max_pool2d(x, 2), a, rtol=1e-6, atol=1e-7)
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [dict(kernel_size=2, stride=1, padding=1),
-                                dict(kernel_size=3, stride=2, padding=1, dilation=2),
-                                dict(kernel_size=2)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2, stride=1, padding=1),
+        dict(kernel_size=3, stride=2, padding=1, dilation=2),
+        dict(kernel_size=2),
+    ],
+)
 def test_max_pool_nan_and_minus_inf_like_torch(kw):
     # NOTE: torch takes a NaN as the maximum, the last NaN of a window winning; an all -inf
     # window reports its first element (never the padding)
@@ -176,8 +211,9 @@ def test_output_sizes_match_torch_in_ceil_mode():
     # every size / kernel / stride / padding / dilation in range, through one 2-d pool each:
     # H runs through the max-pool cases and W through the avg-pool ones
     seen = 0
-    for size, k, s, p, d in itertools.product(range(1, 8), (1, 2, 3, 4), (1, 2, 3), (0, 1, 2),
-                                              (1, 2)):
+    for size, k, s, p, d in itertools.product(
+        range(1, 8), (1, 2, 3, 4), (1, 2, 3), (0, 1, 2), (1, 2)
+    ):
         if p > k // 2 or size + 2 * p - d * (k - 1) - 1 < 0:
             continue
         for ceil in (False, True):
@@ -211,18 +247,27 @@ def test_avg_pool2d_matches_torch(kw):
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
-                                dict(kernel_size=2, count_include_pad=False),
-                                dict(kernel_size=3, padding=1, stride=2, count_include_pad=False,
-                                     divisor_override=5)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+        dict(kernel_size=2, count_include_pad=False),
+        dict(kernel_size=3, padding=1, stride=2, count_include_pad=False, divisor_override=5),
+    ],
+)
 def test_avg_pool3d_matches_torch(kw):
     a = _data((2, 2, 5, 6, 7))
     _check(lambda x: EF.avg_pool3d(x, **kw), lambda x: TF.avg_pool3d(x, **kw), a)
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
-                                dict(kernel_size=3, padding=1, count_include_pad=False)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+        dict(kernel_size=3, padding=1, count_include_pad=False),
+    ],
+)
 def test_avg_pool1d_matches_torch(kw):
     a = _data((2, 3, 9))
     _check(lambda x: EF.avg_pool1d(x, **kw), lambda x: TF.avg_pool1d(x, **kw), a)
@@ -235,9 +280,11 @@ def test_avg_pool_inf_stays_in_its_windows_and_integers_truncate():
     a[0, 0, 0, 0] = np.inf
     _check(lambda x: EF.avg_pool2d(x, 2), lambda x: TF.avg_pool2d(x, 2), a)
     b = RNG.integers(-20, 20, (2, 2, 5, 6))
-    for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                                         count_include_pad=False),
-               dict(kernel_size=2, divisor_override=3)):
+    for kw in (
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        dict(kernel_size=2, divisor_override=3),
+    ):
         ye = EF.avg_pool2d(ember.tensor(b), **kw)
         assert ye.dtype == ember.int64
         np.testing.assert_array_equal(ye.numpy(), TF.avg_pool2d(torch.tensor(b), **kw).numpy())
@@ -246,8 +293,13 @@ def test_avg_pool_inf_stays_in_its_windows_and_integers_truncate():
 @needs_torch
 def test_float32_avg_pool():
     a = _data((4, 8, 9, 9), dtype=np.float32)
-    _check(lambda x: EF.avg_pool2d(x, 3, 2, 1), lambda x: TF.avg_pool2d(x, 3, 2, 1), a,
-           rtol=1e-5, atol=1e-6)
+    _check(
+        lambda x: EF.avg_pool2d(x, 3, 2, 1),
+        lambda x: TF.avg_pool2d(x, 3, 2, 1),
+        a,
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 # ---- adaptive pooling -------------------------------------------------------------------------
@@ -256,35 +308,58 @@ def test_float32_avg_pool():
 def test_adaptive_pool2d_matches_torch(out):
     for shape in ((2, 3, 7, 8), (3, 7, 8)):
         a = _data(shape, ties=True)
-        _check(lambda x: EF.adaptive_avg_pool2d(x, out), lambda x: TF.adaptive_avg_pool2d(x, out),
-               _data(shape))
-        _check(lambda x: EF.adaptive_max_pool2d(x, out, True),
-               lambda x: TF.adaptive_max_pool2d(x, out, True), a)
+        _check(
+            lambda x: EF.adaptive_avg_pool2d(x, out),
+            lambda x: TF.adaptive_avg_pool2d(x, out),
+            _data(shape),
+        )
+        _check(
+            lambda x: EF.adaptive_max_pool2d(x, out, True),
+            lambda x: TF.adaptive_max_pool2d(x, out, True),
+            a,
+        )
 
 
 @needs_torch
 def test_adaptive_pool1d_3d_match_torch():
     for out in (1, 3, 4, 10):
         a = _data((2, 3, 7), ties=True)
-        _check(lambda x, o=out: EF.adaptive_avg_pool1d(x, o),
-               lambda x, o=out: TF.adaptive_avg_pool1d(x, o), a)
-        _check(lambda x, o=out: EF.adaptive_max_pool1d(x, o, True),
-               lambda x, o=out: TF.adaptive_max_pool1d(x, o, True), a)
+        _check(
+            lambda x, o=out: EF.adaptive_avg_pool1d(x, o),
+            lambda x, o=out: TF.adaptive_avg_pool1d(x, o),
+            a,
+        )
+        _check(
+            lambda x, o=out: EF.adaptive_max_pool1d(x, o, True),
+            lambda x, o=out: TF.adaptive_max_pool1d(x, o, True),
+            a,
+        )
     for out in ((2, 3, 4), 1, (None, 2, 5)):
         a = _data((2, 2, 5, 7, 6), ties=True)
-        _check(lambda x, o=out: EF.adaptive_avg_pool3d(x, o),
-               lambda x, o=out: TF.adaptive_avg_pool3d(x, o), a)
-        _check(lambda x, o=out: EF.adaptive_max_pool3d(x, o, True),
-               lambda x, o=out: TF.adaptive_max_pool3d(x, o, True), a)
-        _check(lambda x, o=out: EF.adaptive_max_pool3d_with_indices(x, o),
-               lambda x, o=out: TF.adaptive_max_pool3d_with_indices(x, o), a[0])
+        _check(
+            lambda x, o=out: EF.adaptive_avg_pool3d(x, o),
+            lambda x, o=out: TF.adaptive_avg_pool3d(x, o),
+            a,
+        )
+        _check(
+            lambda x, o=out: EF.adaptive_max_pool3d(x, o, True),
+            lambda x, o=out: TF.adaptive_max_pool3d(x, o, True),
+            a,
+        )
+        _check(
+            lambda x, o=out: EF.adaptive_max_pool3d_with_indices(x, o),
+            lambda x, o=out: TF.adaptive_max_pool3d_with_indices(x, o),
+            a[0],
+        )
 
 
 @needs_torch
 def test_adaptive_pool_to_size_zero():
     a = _data((2, 3, 7, 8))
-    for ef, tf in ((EF.adaptive_avg_pool2d, TF.adaptive_avg_pool2d),
-                   (EF.adaptive_max_pool2d, TF.adaptive_max_pool2d)):
+    for ef, tf in (
+        (EF.adaptive_avg_pool2d, TF.adaptive_avg_pool2d),
+        (EF.adaptive_max_pool2d, TF.adaptive_max_pool2d),
+    ):
         ye, yt = ef(ember.tensor(a), (0, 2)), tf(torch.tensor(a), (0, 2))
         assert tuple(ye.shape) == tuple(yt.shape) == (2, 3, 0, 2)
 
@@ -293,14 +368,17 @@ def test_global_adaptive_avg_pool_is_a_mean():
     x = ember.randn(2, 3, 4, 5, requires_grad=True)
     y = EF.adaptive_avg_pool2d(x, 1)
     assert y.grad_fn.name() == "MeanBackward1"
-    np.testing.assert_allclose(y.detach().numpy(), x.detach().numpy().mean((2, 3), keepdims=True),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        y.detach().numpy(), x.detach().numpy().mean((2, 3), keepdims=True), rtol=1e-6
+    )
 
 
 # ---- lp_pool and max_unpool -------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("n, args", [(1, (2, 3)), (1, (3.0, 3, 2, True)), (2, (2, 2)),
-                                     (2, (1.5, (2, 3), 1)), (3, (2, 2, 1, True))])
+@pytest.mark.parametrize(
+    "n, args",
+    [(1, (2, 3)), (1, (3.0, 3, 2, True)), (2, (2, 2)), (2, (1.5, (2, 3), 1)), (3, (2, 2, 1, True))],
+)
 def test_lp_pool_matches_torch(n, args):
     a = np.abs(_data((2, 2) + (6,) * n)) + 0.1
     ef = getattr(EF, f"lp_pool{n}d")
@@ -313,8 +391,11 @@ def test_lp_pool_matches_torch(n, args):
 def test_max_unpool_matches_torch(n):
     pool_e, pool_t = getattr(EF, f"max_pool{n}d"), getattr(TF, f"max_pool{n}d")
     unp_e, unp_t = getattr(EF, f"max_unpool{n}d"), getattr(TF, f"max_unpool{n}d")
-    for size, kw, out in ((4, dict(kernel_size=2), None), (5, dict(kernel_size=2), "full"),
-                          (5, dict(kernel_size=3, stride=2, padding=1), "spatial")):
+    for size, kw, out in (
+        (4, dict(kernel_size=2), None),
+        (5, dict(kernel_size=2), "full"),
+        (5, dict(kernel_size=3, stride=2, padding=1), "spatial"),
+    ):
         shape = (2, 2) + (size,) * n
         out = {None: None, "full": shape, "spatial": shape[2:]}[out]
 
@@ -363,8 +444,12 @@ ERRORS = [
     ("adaptive_max_pool2d", lambda F, x: F.adaptive_max_pool2d(x.long(), 2)),
     ("adaptive_max_pool1d", lambda F, x: F.adaptive_max_pool1d(x[0, 0, 0], 2)),
     ("adaptive_max_pool3d", lambda F, x: F.adaptive_max_pool3d(x[0], 2)),
-    ("max_unpool2d", lambda F, x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2,
-                                                 output_size=(9, 9))),
+    (
+        "max_unpool2d",
+        lambda F, x: F.max_unpool2d(
+            *F.max_pool2d(x, 2, return_indices=True), 2, output_size=(9, 9)
+        ),
+    ),
     ("max_unpool2d", lambda F, x: F.max_unpool2d(x, x.new_full(x.shape, 99).long(), 2)),
     ("max_unpool2d", lambda F, x: F.max_unpool2d(x, x.new_full(x.shape, -1).long(), 2)),
     ("max_unpool2d", lambda F, x: F.max_unpool2d(x, x, 2)),
@@ -413,8 +498,9 @@ MODULES = [
 
 
 @needs_torch
-@pytest.mark.parametrize("name, args, kwargs, shape", MODULES,
-                         ids=[f"{m[0]}-{i}" for i, m in enumerate(MODULES)])
+@pytest.mark.parametrize(
+    "name, args, kwargs, shape", MODULES, ids=[f"{m[0]}-{i}" for i, m in enumerate(MODULES)]
+)
 def test_module_matches_torch(name, args, kwargs, shape):
     me, mt = getattr(enn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     assert repr(me) == repr(mt)
@@ -433,21 +519,29 @@ def test_module_matches_torch(name, args, kwargs, shape):
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_max_unpool_module_matches_torch(n):
     ue, ut = getattr(enn, f"MaxUnpool{n}d")(2), getattr(torch.nn, f"MaxUnpool{n}d")(2)
-    pe, pt = getattr(enn, f"MaxPool{n}d")(2, return_indices=True), \
-        getattr(torch.nn, f"MaxPool{n}d")(2, return_indices=True)
+    pe, pt = (
+        getattr(enn, f"MaxPool{n}d")(2, return_indices=True),
+        getattr(torch.nn, f"MaxPool{n}d")(2, return_indices=True),
+    )
     assert repr(ue) == repr(ut)
     assert (ue.kernel_size, ue.stride, ue.padding) == (ut.kernel_size, ut.stride, ut.padding)
     shape = (2, 2) + (5,) * n
-    _check(lambda x: ue(*pe(x), output_size=shape), lambda x: ut(*pt(x), output_size=shape),
-           _data(shape))
+    _check(
+        lambda x: ue(*pe(x), output_size=shape),
+        lambda x: ut(*pt(x), output_size=shape),
+        _data(shape),
+    )
 
 
 def test_meta_inputs_give_shapes_without_data():
     x = ember.empty(2, 3, 9, 10, device="meta", requires_grad=True)
-    for m, out in ((enn.MaxPool2d(3, 2, 1), (2, 3, 5, 5)), (enn.AvgPool2d(2), (2, 3, 4, 5)),
-                   (enn.AdaptiveAvgPool2d((4, 3)), (2, 3, 4, 3)),
-                   (enn.AdaptiveMaxPool2d(4), (2, 3, 4, 4)),
-                   (enn.AdaptiveAvgPool2d(1), (2, 3, 1, 1))):
+    for m, out in (
+        (enn.MaxPool2d(3, 2, 1), (2, 3, 5, 5)),
+        (enn.AvgPool2d(2), (2, 3, 4, 5)),
+        (enn.AdaptiveAvgPool2d((4, 3)), (2, 3, 4, 3)),
+        (enn.AdaptiveMaxPool2d(4), (2, 3, 4, 4)),
+        (enn.AdaptiveAvgPool2d(1), (2, 3, 1, 1)),
+    ):
         y = m(x)
         assert y.is_meta and tuple(y.shape) == out, m
         y.sum().backward()
@@ -505,11 +599,17 @@ def test_double_backward_matches_torch():
 def test_node_names_match_torch():
     x = ember.randn(1, 2, 6, 6, requires_grad=True)
     xt = torch.randn(1, 2, 6, 6, requires_grad=True)
-    for call in (lambda F, x: F.max_pool2d(x, 2), lambda F, x: F.max_pool3d(x, 2),
-                 lambda F, x: F.avg_pool2d(x, 2), lambda F, x: F.avg_pool3d(x, 2),
-                 lambda F, x: F.adaptive_avg_pool2d(x, 2), lambda F, x: F.adaptive_avg_pool2d(x, 1),
-                 lambda F, x: F.adaptive_max_pool2d(x, 4), lambda F, x: F.max_pool1d(x[0], 2),
-                 lambda F, x: F.adaptive_max_pool3d(x, 2)):
+    for call in (
+        lambda F, x: F.max_pool2d(x, 2),
+        lambda F, x: F.max_pool3d(x, 2),
+        lambda F, x: F.avg_pool2d(x, 2),
+        lambda F, x: F.avg_pool3d(x, 2),
+        lambda F, x: F.adaptive_avg_pool2d(x, 2),
+        lambda F, x: F.adaptive_avg_pool2d(x, 1),
+        lambda F, x: F.adaptive_max_pool2d(x, 4),
+        lambda F, x: F.max_pool1d(x[0], 2),
+        lambda F, x: F.adaptive_max_pool3d(x, 2),
+    ):
         assert call(EF, x).grad_fn.name() == call(TF, xt).grad_fn.name()
 
 
@@ -534,10 +634,11 @@ def test_fractional_max_pool_matches_torch(n, shape, k, out, ties):
     batch = shape[0] if len(shape) == n + 2 else 1
     s = RNG.random((batch + 1, shape[-n - 1], n))  # extra sample rows are ignored
     ef, tf = getattr(EF, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
-    _check(lambda x: ef(x, k, output_size=out, return_indices=True,
-                        _random_samples=ember.tensor(s)),
-           lambda x: tf(x, k, output_size=out, return_indices=True,
-                        _random_samples=torch.tensor(s)), _data(shape, ties))
+    _check(
+        lambda x: ef(x, k, output_size=out, return_indices=True, _random_samples=ember.tensor(s)),
+        lambda x: tf(x, k, output_size=out, return_indices=True, _random_samples=torch.tensor(s)),
+        _data(shape, ties),
+    )
 
 
 @needs_torch
@@ -545,10 +646,12 @@ def test_fractional_max_pool_float32_windows_and_node_names():
     # the window starts are computed in the input's precision, as torch's
     x = _data((3, 4, 50, 60), dtype=np.float32)
     s = RNG.random((3, 4, 2)).astype(np.float32)
-    ye, ie = EF.fractional_max_pool2d_with_indices(ember.tensor(x), 3, output_size=(23, 31),
-                                                   _random_samples=ember.tensor(s))
-    yt, it = TF.fractional_max_pool2d_with_indices(torch.tensor(x), 3, output_size=(23, 31),
-                                                   _random_samples=torch.tensor(s))
+    ye, ie = EF.fractional_max_pool2d_with_indices(
+        ember.tensor(x), 3, output_size=(23, 31), _random_samples=ember.tensor(s)
+    )
+    yt, it = TF.fractional_max_pool2d_with_indices(
+        torch.tensor(x), 3, output_size=(23, 31), _random_samples=torch.tensor(s)
+    )
     np.testing.assert_array_equal(ie.numpy(), it.numpy())
     np.testing.assert_array_equal(ye.numpy(), yt.numpy())
     for n, shape in ((2, (1, 2, 6, 7)), (3, (1, 2, 5, 6, 7))):
@@ -562,16 +665,23 @@ def test_fractional_max_pool_float32_windows_and_node_names():
 def test_fractional_max_pool_nan_and_empty_windows_match_torch():
     x = np.array([[[[1.0, np.nan, 3.0], [np.nan, 2.0, 0.0], [1.0, 2.0, 3.0]]]])
     s = np.array([[[0.3, 0.6]]])
-    _check(lambda t: EF.fractional_max_pool2d(t, 2, output_size=(2, 2), return_indices=True,
-                                              _random_samples=ember.tensor(s)),
-           lambda t: TF.fractional_max_pool2d(t, 2, output_size=(2, 2), return_indices=True,
-                                              _random_samples=torch.tensor(s)), x)
+    _check(
+        lambda t: EF.fractional_max_pool2d(
+            t, 2, output_size=(2, 2), return_indices=True, _random_samples=ember.tensor(s)
+        ),
+        lambda t: TF.fractional_max_pool2d(
+            t, 2, output_size=(2, 2), return_indices=True, _random_samples=torch.tensor(s)
+        ),
+        x,
+    )
     x = _data((1, 1, 7, 8))
     s = RNG.random((1, 1, 2))
-    ye, ie = EF.fractional_max_pool2d(ember.tensor(x), 0, output_size=(2, 2),
-                                      return_indices=True, _random_samples=ember.tensor(s))
-    yt, it = TF.fractional_max_pool2d(torch.tensor(x), 0, output_size=(2, 2),
-                                      return_indices=True, _random_samples=torch.tensor(s))
+    ye, ie = EF.fractional_max_pool2d(
+        ember.tensor(x), 0, output_size=(2, 2), return_indices=True, _random_samples=ember.tensor(s)
+    )
+    yt, it = TF.fractional_max_pool2d(
+        torch.tensor(x), 0, output_size=(2, 2), return_indices=True, _random_samples=torch.tensor(s)
+    )
     np.testing.assert_array_equal(ye.numpy(), yt.numpy())
     np.testing.assert_array_equal(ie.numpy(), it.numpy())
 
@@ -597,16 +707,18 @@ def test_fractional_max_pool_gradcheck_and_double_backward(n):
     s = ember.tensor(RNG.random((1, 2, n)))
 
     def f(t):
-        return getattr(EF, f"fractional_max_pool{n}d")(t, 5 - n, output_size=(4 - n // 3,) * n,
-                                                        _random_samples=s)
+        return getattr(EF, f"fractional_max_pool{n}d")(
+            t, 5 - n, output_size=(4 - n // 3,) * n, _random_samples=s
+        )
 
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
 
 
 def test_fractional_max_pool_meta_gives_shapes():
-    y, i = EF.fractional_max_pool2d(ember.empty(2, 3, 8, 8, device="meta"), 2,
-                                    output_size=(3, 4), return_indices=True)
+    y, i = EF.fractional_max_pool2d(
+        ember.empty(2, 3, 8, 8, device="meta"), 2, output_size=(3, 4), return_indices=True
+    )
     assert y.shape == i.shape == (2, 3, 3, 4) and y.device.type == "meta"
     assert i.dtype == ember.int64
     y = EF.fractional_max_pool3d(ember.empty(3, 8, 8, 8, device="meta"), 2, output_ratio=0.5)
@@ -617,61 +729,91 @@ _S2 = np.full((2, 3, 2), 0.5)
 
 
 @needs_torch
-@pytest.mark.parametrize("n,shape,args,kw", [
-    (2, (2, 3, 7, 8), (2,), {"output_size": (7, 8)}),
-    (2, (2, 3, 7, 8), (3,), {"output_size": (6, 8)}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 8)}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:1]}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:, :2]}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[0]}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2.astype(np.float32)}),
-    (2, (7, 8), (2,), {"output_size": (3, 4)}),
-    (2, (1, 2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
-    (2, (2, 3, 7, 8), ((2, 2, 2),), {"output_size": (3, 4)}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4, 5)}),
-    (2, (2, 3, 7, 8), (2,), {}),
-    (2, (2, 3, 7, 8), (2,), {"output_ratio": (0.5, 0.5, 0.5)}),
-    (2, (2, 3, 7, 8), (2,), {"output_ratio": 0.5}),  # torch takes len() of a float
-    (2, (2, 0, 7, 8), (2,), {"output_size": (3, 4)}),
-    (2, (2, 3, 0, 8), (2,), {"output_size": (3, 4)}),
-    (2, (2, 3, 7, 8), (2.0,), {"output_size": (3, 4)}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "dtype": np.int64}),
-    (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "dtype": np.int64,
-                             "_random_samples": np.zeros((2, 3, 2), np.int64)}),
-    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (4, 4, 5)}),
-    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 5, 5)}),
-    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 4, 6)}),
-    (3, (2, 3, 4, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
-    (3, (2, 0, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
-    (3, (2, 3, 5, 6, 7), ((2, 2),), {"output_size": (3, 4, 5)}),
-    (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 4, 5),
-                                "_random_samples": np.zeros((2, 3, 2))}),
-])
+@pytest.mark.parametrize(
+    "n,shape,args,kw",
+    [
+        (2, (2, 3, 7, 8), (2,), {"output_size": (7, 8)}),
+        (2, (2, 3, 7, 8), (3,), {"output_size": (6, 8)}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 8)}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:1]}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[:, :2]}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[0]}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2.astype(np.float32)}),
+        (2, (7, 8), (2,), {"output_size": (3, 4)}),
+        (2, (1, 2, 3, 7, 8), (2,), {"output_size": (3, 4), "_random_samples": _S2[..., :1]}),
+        (2, (2, 3, 7, 8), ((2, 2, 2),), {"output_size": (3, 4)}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4, 5)}),
+        (2, (2, 3, 7, 8), (2,), {}),
+        (2, (2, 3, 7, 8), (2,), {"output_ratio": (0.5, 0.5, 0.5)}),
+        (2, (2, 3, 7, 8), (2,), {"output_ratio": 0.5}),  # torch takes len() of a float
+        (2, (2, 0, 7, 8), (2,), {"output_size": (3, 4)}),
+        (2, (2, 3, 0, 8), (2,), {"output_size": (3, 4)}),
+        (2, (2, 3, 7, 8), (2.0,), {"output_size": (3, 4)}),
+        (2, (2, 3, 7, 8), (2,), {"output_size": (3, 4), "dtype": np.int64}),
+        (
+            2,
+            (2, 3, 7, 8),
+            (2,),
+            {
+                "output_size": (3, 4),
+                "dtype": np.int64,
+                "_random_samples": np.zeros((2, 3, 2), np.int64),
+            },
+        ),
+        (3, (2, 3, 5, 6, 7), (2,), {"output_size": (4, 4, 5)}),
+        (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 5, 5)}),
+        (3, (2, 3, 5, 6, 7), (2,), {"output_size": (3, 4, 6)}),
+        (3, (2, 3, 4, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
+        (3, (2, 0, 5, 6, 7), (2,), {"output_size": (3, 4, 5)}),
+        (3, (2, 3, 5, 6, 7), ((2, 2),), {"output_size": (3, 4, 5)}),
+        (
+            3,
+            (2, 3, 5, 6, 7),
+            (2,),
+            {"output_size": (3, 4, 5), "_random_samples": np.zeros((2, 3, 2))},
+        ),
+    ],
+)
 def test_fractional_max_pool_errors_match_torch(n, shape, args, kw):
     kw = dict(kw)
     x = np.zeros(shape, kw.pop("dtype", np.float64))
     s = kw.pop("_random_samples", None)
     ef, tf = getattr(EF, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
     with pytest.raises(Exception) as expected:
-        tf(torch.tensor(x), *args, **kw,
-           **({} if s is None else {"_random_samples": torch.tensor(s)}))
+        tf(
+            torch.tensor(x),
+            *args,
+            **kw,
+            **({} if s is None else {"_random_samples": torch.tensor(s)}),
+        )
     with pytest.raises(expected.type) as got:
-        ef(ember.tensor(x), *args, **kw,
-           **({} if s is None else {"_random_samples": ember.tensor(s)}))
+        ef(
+            ember.tensor(x),
+            *args,
+            **kw,
+            **({} if s is None else {"_random_samples": ember.tensor(s)}),
+        )
     if expected.type is not TypeError:  # TypeErrors name the Python-level argument differently
         assert str(got.value) == str(expected.value)
 
 
 @needs_torch
-@pytest.mark.parametrize("cls,kw", [
-    ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 3}),
-    ("FractionalMaxPool2d", {"kernel_size": (2, 3), "output_ratio": (0.5, 0.7),
-                             "return_indices": True}),
-    ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": 0.5}),
-    ("FractionalMaxPool3d", {"kernel_size": (1, 2, 2), "output_size": (2, 3, 3),
-                             "return_indices": True}),
-])
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 3}),
+        (
+            "FractionalMaxPool2d",
+            {"kernel_size": (2, 3), "output_ratio": (0.5, 0.7), "return_indices": True},
+        ),
+        ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": 0.5}),
+        (
+            "FractionalMaxPool3d",
+            {"kernel_size": (1, 2, 2), "output_size": (2, 3, 3), "return_indices": True},
+        ),
+    ],
+)
 def test_fractional_max_pool_modules_match_torch(cls, kw):
     n = 2 if cls.endswith("2d") else 3
     shape = (2, 3) + ((9, 10) if n == 2 else (5, 6, 7))
@@ -688,14 +830,17 @@ def test_fractional_max_pool_modules_match_torch(cls, kw):
 
 
 @needs_torch
-@pytest.mark.parametrize("cls,kw", [
-    ("FractionalMaxPool2d", {"kernel_size": 2}),
-    ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 2, "output_ratio": 0.5}),
-    ("FractionalMaxPool2d", {"kernel_size": 2, "output_ratio": 1.5}),
-    ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": (0.5, 0.5, 1.0)}),
-    ("FractionalMaxPool3d", {"kernel_size": 0, "output_ratio": 0.5}),
-    ("FractionalMaxPool3d", {"kernel_size": (2, 0, 2), "output_ratio": 0.5}),
-])
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        ("FractionalMaxPool2d", {"kernel_size": 2}),
+        ("FractionalMaxPool2d", {"kernel_size": 2, "output_size": 2, "output_ratio": 0.5}),
+        ("FractionalMaxPool2d", {"kernel_size": 2, "output_ratio": 1.5}),
+        ("FractionalMaxPool3d", {"kernel_size": 2, "output_ratio": (0.5, 0.5, 1.0)}),
+        ("FractionalMaxPool3d", {"kernel_size": 0, "output_ratio": 0.5}),
+        ("FractionalMaxPool3d", {"kernel_size": (2, 0, 2), "output_ratio": 0.5}),
+    ],
+)
 def test_fractional_max_pool_module_errors_match_torch(cls, kw):
     with pytest.raises(ValueError) as expected:
         getattr(torch.nn, cls)(**kw)

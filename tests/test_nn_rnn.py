@@ -18,8 +18,9 @@ try:
     from torch.nn.utils import rnn as tru
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = 1e-9
 
@@ -37,8 +38,9 @@ def _pair(cls_name, *args, **kwargs):
     tm = getattr(torch.nn, cls_name)(*args, **kwargs).double()
     em = getattr(ember.nn, cls_name)(*args, **kwargs).double()
     assert list(em.state_dict()) == list(tm.state_dict())
-    em.load_state_dict({k: ember.tensor(v.detach().numpy().copy())
-                        for k, v in tm.state_dict().items()})
+    em.load_state_dict(
+        {k: ember.tensor(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
+    )
     return tm, em
 
 
@@ -85,9 +87,16 @@ OPTIONS = [
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,extra", [("RNN", {}), ("RNN", {"nonlinearity": "relu"}),
-                                            ("LSTM", {}), ("GRU", {}),
-                                            ("LSTM", {"proj_size": 3})])
+@pytest.mark.parametrize(
+    "cls_name,extra",
+    [
+        ("RNN", {}),
+        ("RNN", {"nonlinearity": "relu"}),
+        ("LSTM", {}),
+        ("GRU", {}),
+        ("LSTM", {"proj_size": 3}),
+    ],
+)
 @pytest.mark.parametrize("opts", OPTIONS)
 @pytest.mark.parametrize("with_state", [False, True])
 def test_parity_padded(cls_name, extra, opts, with_state):
@@ -115,8 +124,9 @@ def test_parity_padded(cls_name, extra, opts, with_state):
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,extra", [("RNN", {}), ("LSTM", {}), ("GRU", {}),
-                                            ("LSTM", {"proj_size": 2})])
+@pytest.mark.parametrize(
+    "cls_name,extra", [("RNN", {}), ("LSTM", {}), ("GRU", {}), ("LSTM", {"proj_size": 2})]
+)
 @pytest.mark.parametrize("with_state", [False, True])
 def test_parity_packed_unsorted(cls_name, extra, with_state):
     tm, em = _pair(cls_name, 3, 4, num_layers=2, bidirectional=True, **extra)
@@ -168,9 +178,16 @@ def test_parity_unbatched(cls_name):
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,extra", [("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
-                                            ("LSTMCell", {}), ("GRUCell", {}),
-                                            ("GRUCell", {"bias": False})])
+@pytest.mark.parametrize(
+    "cls_name,extra",
+    [
+        ("RNNCell", {}),
+        ("RNNCell", {"nonlinearity": "relu"}),
+        ("LSTMCell", {}),
+        ("GRUCell", {}),
+        ("GRUCell", {"bias": False}),
+    ],
+)
 @pytest.mark.parametrize("batched", [True, False])
 @pytest.mark.parametrize("with_state", [False, True])
 def test_cell_parity(cls_name, extra, batched, with_state):
@@ -233,17 +250,30 @@ def test_dropout_warning_with_one_layer_matches_torch():
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,args,kwargs", [
-    ("LSTM", (10, 20), {"num_layers": 2, "batch_first": True}),
-    ("LSTM", (10, 20), {"num_layers": 2, "bias": False, "batch_first": True, "dropout": 0.5,
-                        "bidirectional": True, "proj_size": 5}),
-    ("GRU", (3, 4), {}),
-    ("RNN", (3, 4), {"nonlinearity": "relu"}),
-    ("RNN", (3, 4, 2, "relu"), {}),
-    ("RNNCell", (3, 4), {"bias": False, "nonlinearity": "relu"}),
-    ("LSTMCell", (3, 4), {}),
-    ("GRUCell", (3, 4), {"bias": False}),
-])
+@pytest.mark.parametrize(
+    "cls_name,args,kwargs",
+    [
+        ("LSTM", (10, 20), {"num_layers": 2, "batch_first": True}),
+        (
+            "LSTM",
+            (10, 20),
+            {
+                "num_layers": 2,
+                "bias": False,
+                "batch_first": True,
+                "dropout": 0.5,
+                "bidirectional": True,
+                "proj_size": 5,
+            },
+        ),
+        ("GRU", (3, 4), {}),
+        ("RNN", (3, 4), {"nonlinearity": "relu"}),
+        ("RNN", (3, 4, 2, "relu"), {}),
+        ("RNNCell", (3, 4), {"bias": False, "nonlinearity": "relu"}),
+        ("LSTMCell", (3, 4), {}),
+        ("GRUCell", (3, 4), {"bias": False}),
+    ],
+)
 def test_repr_and_state_dict_match_torch(cls_name, args, kwargs):
     tm = getattr(torch.nn, cls_name)(*args, **kwargs)
     em = getattr(ember.nn, cls_name)(*args, **kwargs)
@@ -253,10 +283,10 @@ def test_repr_and_state_dict_match_torch(cls_name, args, kwargs):
     if hasattr(tm, "_flat_weights_names"):
         assert em._flat_weights_names == tm._flat_weights_names
         assert em._all_weights == tm._all_weights
-        assert all(w is getattr(em, n) for w, n in zip(em._flat_weights,
-                                                       em._flat_weights_names))
-        assert [[tuple(w.shape) for w in ws] for ws in em.all_weights] == \
-            [[tuple(w.shape) for w in ws] for ws in tm.all_weights]
+        assert all(w is getattr(em, n) for w, n in zip(em._flat_weights, em._flat_weights_names))
+        assert [[tuple(w.shape) for w in ws] for ws in em.all_weights] == [
+            [tuple(w.shape) for w in ws] for ws in tm.all_weights
+        ]
         assert em.flatten_parameters() is None
 
 
@@ -271,7 +301,7 @@ def test_flat_weights_follow_replaced_parameters():
 def test_default_init_range_and_versions():
     ember.manual_seed(0)
     m = ember.nn.LSTM(8, 16, num_layers=2)
-    bound = 1 / 16 ** 0.5
+    bound = 1 / 16**0.5
     for p in m.parameters():
         a = p.detach().numpy()
         assert np.abs(a).max() <= bound and np.abs(a).max() > 0.8 * bound
@@ -280,8 +310,11 @@ def test_default_init_range_and_versions():
         c2 = ember.nn.GRUCell(4, 6)
     # version 2: zero biases but the LSTM's forget gate (bias_ih), orthogonal blocks
     b = m2.bias_ih_l0.detach().numpy()
-    assert np.all(b[16:32] == 1) and np.all(b[:16] == 0) and np.all(m2.bias_hh_l0.detach()
-                                                                    .numpy() == 0)
+    assert (
+        np.all(b[16:32] == 1)
+        and np.all(b[:16] == 0)
+        and np.all(m2.bias_hh_l0.detach().numpy() == 0)
+    )
     blk = m2.weight_hh_l0.detach().numpy()[:16]
     np.testing.assert_allclose(blk @ blk.T, np.eye(16), atol=1e-5)
     assert np.all(c2.bias_ih.detach().numpy() == 0)
@@ -318,11 +351,19 @@ def _same_error(fn_t, fn_e):
 
 
 @needs_torch
-@pytest.mark.parametrize("case", ["input_size", "hidden", "ndim", "hx_dim", "dtype", "cell_hidden",
-                                  "lstm_hx_dim"])
+@pytest.mark.parametrize(
+    "case", ["input_size", "hidden", "ndim", "hx_dim", "dtype", "cell_hidden", "lstm_hx_dim"]
+)
 def test_forward_errors_match_torch(case):
-    ms = {"input_size": "LSTM", "hidden": "GRU", "ndim": "RNN", "hx_dim": "GRU",
-          "dtype": "LSTM", "cell_hidden": "LSTM", "lstm_hx_dim": "LSTM"}[case]
+    ms = {
+        "input_size": "LSTM",
+        "hidden": "GRU",
+        "ndim": "RNN",
+        "hx_dim": "GRU",
+        "dtype": "LSTM",
+        "cell_hidden": "LSTM",
+        "lstm_hx_dim": "LSTM",
+    }[case]
     tm, em = getattr(torch.nn, ms)(3, 4), getattr(ember.nn, ms)(3, 4)
     args = {
         "input_size": lambda lib: (lib.zeros(2, 1, 5),),
@@ -341,29 +382,36 @@ def test_forward_errors_match_torch(case):
 
 
 @needs_torch
-@pytest.mark.parametrize("cls_name,args,kwargs", [
-    ("GRU", (3, 4), {"proj_size": 2}),
-    ("LSTM", (3, 4), {"proj_size": 4}),
-    ("LSTM", (3, 4), {"proj_size": -1}),
-    ("LSTM", (3, 4), {"dropout": 1.5}),
-    ("LSTM", (3, 4), {"dropout": True}),
-    ("LSTM", (3, 0), {}),
-    ("LSTM", (3, 4), {"num_layers": 0}),
-    ("LSTM", (3.0, 4), {}),
-    ("LSTM", (3, 4), {"bias": 1}),
-    ("RNN", (3, 4), {"nonlinearity": "sigmoid"}),
-])
+@pytest.mark.parametrize(
+    "cls_name,args,kwargs",
+    [
+        ("GRU", (3, 4), {"proj_size": 2}),
+        ("LSTM", (3, 4), {"proj_size": 4}),
+        ("LSTM", (3, 4), {"proj_size": -1}),
+        ("LSTM", (3, 4), {"dropout": 1.5}),
+        ("LSTM", (3, 4), {"dropout": True}),
+        ("LSTM", (3, 0), {}),
+        ("LSTM", (3, 4), {"num_layers": 0}),
+        ("LSTM", (3.0, 4), {}),
+        ("LSTM", (3, 4), {"bias": 1}),
+        ("RNN", (3, 4), {"nonlinearity": "sigmoid"}),
+    ],
+)
 def test_constructor_errors_match_torch(cls_name, args, kwargs):
-    msg_t, msg_e = _same_error(lambda: getattr(torch.nn, cls_name)(*args, **kwargs),
-                               lambda: getattr(ember.nn, cls_name)(*args, **kwargs))
+    msg_t, msg_e = _same_error(
+        lambda: getattr(torch.nn, cls_name)(*args, **kwargs),
+        lambda: getattr(ember.nn, cls_name)(*args, **kwargs),
+    )
     assert msg_e == msg_t
 
 
 @needs_torch
 @pytest.mark.parametrize("name", ["RNNCell", "LSTMCell", "GRUCell"])
 def test_cell_input_dim_errors_match_torch(name):
-    msg_t, msg_e = _same_error(lambda: getattr(torch.nn, name)(3, 4)(torch.zeros(1, 1, 3)),
-                               lambda: getattr(ember.nn, name)(3, 4)(ember.zeros(1, 1, 3)))
+    msg_t, msg_e = _same_error(
+        lambda: getattr(torch.nn, name)(3, 4)(torch.zeros(1, 1, 3)),
+        lambda: getattr(ember.nn, name)(3, 4)(ember.zeros(1, 1, 3)),
+    )
     assert msg_e == msg_t
 
 
@@ -373,8 +421,10 @@ def test_primitive_gradcheck_and_composite(mode):
     rng = np.random.default_rng(5)
     g = {"LSTM": 4, "GRU": 3}.get(mode, 1)
     h, b = 3, 2
+
     def t(*shape):
         return ember.tensor(rng.standard_normal(shape) * 0.7, requires_grad=True)
+
     x, h0, wi, w, bi = t(3 * b, 2), t(b, h), t(g * h, 2), t(g * h, h), t(g * h)
     c0 = t(b, h) if mode == "LSTM" else None
     bh = t(g * h) if mode == "GRU" else None
@@ -398,8 +448,10 @@ def test_primitive_gradcheck_and_composite(mode):
 @needs_torch
 @pytest.mark.parametrize("cls_name", ["RNN", "LSTM", "GRU"])
 def test_empty_sequence_and_empty_batch_match_torch(cls_name):
-    msg_t, msg_e = _same_error(lambda: getattr(torch.nn, cls_name)(2, 3)(torch.zeros(0, 1, 2)),
-                               lambda: getattr(ember.nn, cls_name)(2, 3)(ember.zeros(0, 1, 2)))
+    msg_t, msg_e = _same_error(
+        lambda: getattr(torch.nn, cls_name)(2, 3)(torch.zeros(0, 1, 2)),
+        lambda: getattr(ember.nn, cls_name)(2, 3)(ember.zeros(0, 1, 2)),
+    )
     assert msg_e == msg_t
     m = getattr(ember.nn, cls_name)(2, 3, bidirectional=True)
     x = ember.zeros(2, 0, 2, requires_grad=True)
@@ -422,8 +474,16 @@ def test_lstm_feature_major_path_matches_composite(reverse, proj, bias):
     def leaf(*shape):
         return ember.tensor(rng.standard_normal(shape) * 0.7, requires_grad=True)
 
-    args = [leaf(t * b, i), leaf(b, p), leaf(b, h), leaf(4 * h, i), leaf(4 * h, p),
-            leaf(4 * h) if bias else None, None, leaf(p, h) if proj else None]
+    args = [
+        leaf(t * b, i),
+        leaf(b, p),
+        leaf(b, h),
+        leaf(4 * h, i),
+        leaf(4 * h, p),
+        leaf(4 * h) if bias else None,
+        None,
+        leaf(p, h) if proj else None,
+    ]
     pl = uniform_plan(t, b, reverse)
     assert pl.uniform
     got = RecurrentLayer.apply(*args, "LSTM", pl)
@@ -444,8 +504,8 @@ def test_double_backward_matches_torch():
     (gt,) = torch.autograd.grad(tm(xt)[0].tanh().sum(), xt, create_graph=True)
     (ge,) = ember.autograd.grad(em(xe)[0].tanh().sum(), xe, create_graph=True)
     _close(ge, gt)
-    (gwt,) = torch.autograd.grad((gt ** 2).sum(), tm.weight_hh_l0)
-    (gwe,) = ember.autograd.grad((ge ** 2).sum(), em.weight_hh_l0)
+    (gwt,) = torch.autograd.grad((gt**2).sum(), tm.weight_hh_l0)
+    (gwe,) = ember.autograd.grad((ge**2).sum(), em.weight_hh_l0)
     _close(gwe, gwt)
 
 
@@ -469,10 +529,10 @@ def test_pack_pad_roundtrip_and_errors_match_torch():
     rng = np.random.default_rng(8)
     x = rng.standard_normal((3, 4, 2))
     lengths = [2, 4, 1]
-    pt = tru.pack_padded_sequence(torch.tensor(x), lengths, batch_first=True,
-                                  enforce_sorted=False)
-    pe = eru.pack_padded_sequence(ember.tensor(x), ember.tensor(lengths), batch_first=True,
-                                  enforce_sorted=False)
+    pt = tru.pack_padded_sequence(torch.tensor(x), lengths, batch_first=True, enforce_sorted=False)
+    pe = eru.pack_padded_sequence(
+        ember.tensor(x), ember.tensor(lengths), batch_first=True, enforce_sorted=False
+    )
     _close(pe.data, pt.data)
     assert pe.unsorted_indices.tolist() == pt.unsorted_indices.tolist()
     for bf in (False, True):
@@ -493,17 +553,27 @@ def test_pack_pad_roundtrip_and_errors_match_torch():
     for a, b in zip(qe[1:], qt[1:]):
         assert a.tolist() == b.tolist()
     for fn_t, fn_e in [
-        (lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [1, 2]),
-         lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [1, 2])),
-        (lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [2, 0]),
-         lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [2, 0])),
-        (lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [2]),
-         lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [2])),
-        (lambda: tru.pad_packed_sequence(pt, total_length=2),
-         lambda: eru.pad_packed_sequence(pe, total_length=2)),
+        (
+            lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [1, 2]),
+            lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [1, 2]),
+        ),
+        (
+            lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [2, 0]),
+            lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [2, 0]),
+        ),
+        (
+            lambda: tru.pack_padded_sequence(torch.zeros(3, 2), [2]),
+            lambda: eru.pack_padded_sequence(ember.zeros(3, 2), [2]),
+        ),
+        (
+            lambda: tru.pad_packed_sequence(pt, total_length=2),
+            lambda: eru.pad_packed_sequence(pe, total_length=2),
+        ),
         (lambda: tru.pad_sequence([]), lambda: eru.pad_sequence([])),
-        (lambda: tru.pad_sequence([torch.zeros(2)], padding_side="up"),
-         lambda: eru.pad_sequence([ember.zeros(2)], padding_side="up")),
+        (
+            lambda: tru.pad_sequence([torch.zeros(2)], padding_side="up"),
+            lambda: eru.pad_sequence([ember.zeros(2)], padding_side="up"),
+        ),
     ]:
         msg_t, msg_e = _same_error(fn_t, fn_e)
         assert msg_e == msg_t

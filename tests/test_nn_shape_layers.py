@@ -15,8 +15,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = TF = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def _rand(*shape, seed=0):
@@ -32,10 +33,13 @@ LAYERS = [
     ("PixelShuffle", (2,), {}, [(2, 8, 3, 4)]),
     ("PixelUnshuffle", (2,), {}, [(2, 2, 4, 6)]),
     ("Upsample", (), {"scale_factor": 2}, [(2, 3, 4, 5)]),
-    ("Upsample", (), {"size": (5, 7), "mode": "bilinear", "align_corners": True},
-     [(2, 3, 4, 5)]),
-    ("Upsample", (), {"scale_factor": (1.5, 2.5), "mode": "bicubic",
-                      "recompute_scale_factor": True}, [(2, 3, 4, 5)]),
+    ("Upsample", (), {"size": (5, 7), "mode": "bilinear", "align_corners": True}, [(2, 3, 4, 5)]),
+    (
+        "Upsample",
+        (),
+        {"scale_factor": (1.5, 2.5), "mode": "bicubic", "recompute_scale_factor": True},
+        [(2, 3, 4, 5)],
+    ),
     ("Upsample", (), {"scale_factor": 1.7, "mode": "linear"}, [(2, 3, 5)]),
     ("Upsample", (), {"size": 3, "mode": "trilinear"}, [(1, 2, 4, 5, 3)]),
     ("UpsamplingNearest2d", (), {"scale_factor": 2}, [(2, 3, 4, 5)]),
@@ -63,10 +67,10 @@ LAYERS = [
 ]
 
 
-
 @needs_torch
-@pytest.mark.parametrize("name,args,kwargs,shapes", LAYERS, ids=[
-    f"{c[0]}-{i}" for i, c in enumerate(LAYERS)])
+@pytest.mark.parametrize(
+    "name,args,kwargs,shapes", LAYERS, ids=[f"{c[0]}-{i}" for i, c in enumerate(LAYERS)]
+)
 def test_layer_matches_torch(name, args, kwargs, shapes):
     em, tm = getattr(ember.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     assert repr(em) == repr(tm)
@@ -96,13 +100,15 @@ def test_unflatten_rejects_non_int_sizes(name, args):
 
 
 @needs_torch
-@pytest.mark.parametrize("name,rank", [("CircularPad1d", 4), ("CircularPad2d", 2),
-                                       ("CircularPad3d", 6)])
+@pytest.mark.parametrize(
+    "name,rank", [("CircularPad1d", 4), ("CircularPad2d", 2), ("CircularPad3d", 6)]
+)
 def test_circular_pad_checks_rank(name, rank):
     with pytest.raises(ValueError) as expected:
         getattr(torch.nn, name)(1)(torch.zeros((2,) * rank))
-    with pytest.raises(ValueError, match=str(expected.value).replace("(", r"\(").replace(
-            ")", r"\)")):
+    with pytest.raises(
+        ValueError, match=str(expected.value).replace("(", r"\(").replace(")", r"\)")
+    ):
         getattr(ember.nn, name)(1)(ember.zeros((2,) * rank))
 
 
@@ -125,13 +131,20 @@ def test_layers_on_meta_give_shapes():
 
 # ---- functionals ----------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("fn,shape,arg", [
-    ("pixel_shuffle", (2, 8, 3, 4), 2), ("pixel_shuffle", (8, 3, 4), 2),
-    ("pixel_shuffle", (1, 2, 18, 3, 3), 3), ("pixel_unshuffle", (2, 2, 6, 4), 2),
-    ("pixel_unshuffle", (1, 2, 2, 6, 9), 3), ("pixel_unshuffle", (2, 2, 6, 5), 1),
-    ("channel_shuffle", (2, 6, 3, 3), 3), ("channel_shuffle", (2, 6, 3), 2),
-    ("native_channel_shuffle", (2, 6, 3), 2),
-])
+@pytest.mark.parametrize(
+    "fn,shape,arg",
+    [
+        ("pixel_shuffle", (2, 8, 3, 4), 2),
+        ("pixel_shuffle", (8, 3, 4), 2),
+        ("pixel_shuffle", (1, 2, 18, 3, 3), 3),
+        ("pixel_unshuffle", (2, 2, 6, 4), 2),
+        ("pixel_unshuffle", (1, 2, 2, 6, 9), 3),
+        ("pixel_unshuffle", (2, 2, 6, 5), 1),
+        ("channel_shuffle", (2, 6, 3, 3), 3),
+        ("channel_shuffle", (2, 6, 3), 2),
+        ("native_channel_shuffle", (2, 6, 3), 2),
+    ],
+)
 def test_rearrangements_match_torch(fn, shape, arg):
     x = _rand(*shape)
     ex = ember.tensor(x, requires_grad=True)
@@ -146,14 +159,24 @@ def test_rearrangements_match_torch(fn, shape, arg):
 
 
 @needs_torch
-@pytest.mark.parametrize("fn,shape,arg", [
-    ("pixel_shuffle", (3, 3), 2), ("pixel_shuffle", (5, 3, 3), 2), ("pixel_shuffle", (4, 3, 3), 0),
-    ("pixel_shuffle", (4, 3, 3), -2), ("pixel_shuffle", (4, 3, 3), 2.0),
-    ("pixel_unshuffle", (4, 3, 3), 0), ("pixel_unshuffle", (3, 3), 3),
-    ("pixel_unshuffle", (2, 5, 4), 2), ("pixel_unshuffle", (2, 6, 5), 2),
-    ("channel_shuffle", (2, 8, 3), 3), ("channel_shuffle", (4, 4), 2),
-    ("channel_shuffle", (2, 8, 3), 0), ("channel_shuffle", (2, 8, 3), -1),
-])
+@pytest.mark.parametrize(
+    "fn,shape,arg",
+    [
+        ("pixel_shuffle", (3, 3), 2),
+        ("pixel_shuffle", (5, 3, 3), 2),
+        ("pixel_shuffle", (4, 3, 3), 0),
+        ("pixel_shuffle", (4, 3, 3), -2),
+        ("pixel_shuffle", (4, 3, 3), 2.0),
+        ("pixel_unshuffle", (4, 3, 3), 0),
+        ("pixel_unshuffle", (3, 3), 3),
+        ("pixel_unshuffle", (2, 5, 4), 2),
+        ("pixel_unshuffle", (2, 6, 5), 2),
+        ("channel_shuffle", (2, 8, 3), 3),
+        ("channel_shuffle", (4, 4), 2),
+        ("channel_shuffle", (2, 8, 3), 0),
+        ("channel_shuffle", (2, 8, 3), -1),
+    ],
+)
 def test_rearrangement_errors_match_torch(fn, shape, arg):
     x = _rand(*shape)
     with pytest.raises(Exception) as expected:
@@ -178,10 +201,15 @@ def _distance_parity(fn, xs, **kw):
 
 
 @needs_torch
-@pytest.mark.parametrize("shapes,kw", [
-    (((3, 5), (3, 5)), {}), (((3, 5), (5,)), {"dim": -1}), (((2, 3, 5), (1, 3, 5)), {"dim": 0}),
-    (((3, 5), (3, 5)), {"eps": 0.5}),
-])
+@pytest.mark.parametrize(
+    "shapes,kw",
+    [
+        (((3, 5), (3, 5)), {}),
+        (((3, 5), (5,)), {"dim": -1}),
+        (((2, 3, 5), (1, 3, 5)), {"dim": 0}),
+        (((3, 5), (3, 5)), {"eps": 0.5}),
+    ],
+)
 def test_cosine_similarity_matches_torch(shapes, kw):
     _distance_parity("cosine_similarity", [_rand(*s, seed=i) for i, s in enumerate(shapes)], **kw)
 
@@ -194,11 +222,13 @@ def test_cosine_similarity_clamps_each_norm_outside_autograd():
 
 @needs_torch
 @pytest.mark.parametrize("p", [2.0, 1.0, 3.5, float("inf"), 0.0])
-@pytest.mark.parametrize("shapes,keepdim", [(((3, 5), (3, 5)), False), (((3, 5), (5,)), True),
-                                            (((5,), (5,)), False)])
+@pytest.mark.parametrize(
+    "shapes,keepdim", [(((3, 5), (3, 5)), False), (((3, 5), (5,)), True), (((5,), (5,)), False)]
+)
 def test_pairwise_distance_matches_torch(p, shapes, keepdim):
-    _distance_parity("pairwise_distance", [_rand(*s, seed=i) for i, s in enumerate(shapes)],
-                     p=p, keepdim=keepdim)
+    _distance_parity(
+        "pairwise_distance", [_rand(*s, seed=i) for i, s in enumerate(shapes)], p=p, keepdim=keepdim
+    )
 
 
 @needs_torch
@@ -211,10 +241,14 @@ def test_pdist_matches_torch(p):
 
 
 @needs_torch
-@pytest.mark.parametrize("fn,args", [
-    ("cosine_similarity", ((3, 4), (5,))), ("pairwise_distance", ((3, 4), (5,))),
-    ("pdist", ((3, 4, 2),)),
-])
+@pytest.mark.parametrize(
+    "fn,args",
+    [
+        ("cosine_similarity", ((3, 4), (5,))),
+        ("pairwise_distance", ((3, 4), (5,))),
+        ("pdist", ((3, 4, 2),)),
+    ],
+)
 def test_distance_errors_match_torch(fn, args):
     xs = [_rand(*s) for s in args]
     with pytest.raises(Exception) as expected:
@@ -232,17 +266,21 @@ def test_distance_dtype_errors_match_torch():
         F.pdist(ember.ones(3, 2), p=-1)
 
 
-@pytest.mark.parametrize("fn,n", [("cosine_similarity", 2), ("pairwise_distance", 2),
-                                  ("pdist", 1)])
+@pytest.mark.parametrize("fn,n", [("cosine_similarity", 2), ("pairwise_distance", 2), ("pdist", 1)])
 def test_distance_gradcheck(fn, n):
     xs = tuple(ember.tensor(_rand(4, 3, seed=i), requires_grad=True) for i in range(n))
     assert ember.autograd.gradcheck(getattr(F, fn), xs)
     assert ember.autograd.gradgradcheck(getattr(F, fn), xs)
 
 
-@pytest.mark.parametrize("fn,arg,shape", [("pixel_shuffle", 2, (1, 8, 2, 3)),
-                                          ("pixel_unshuffle", 2, (1, 2, 4, 2)),
-                                          ("channel_shuffle", 2, (1, 4, 3))])
+@pytest.mark.parametrize(
+    "fn,arg,shape",
+    [
+        ("pixel_shuffle", 2, (1, 8, 2, 3)),
+        ("pixel_unshuffle", 2, (1, 2, 4, 2)),
+        ("channel_shuffle", 2, (1, 4, 3)),
+    ],
+)
 def test_rearrangement_gradcheck(fn, arg, shape):
     x = ember.tensor(_rand(*shape), requires_grad=True)
     assert ember.autograd.gradcheck(lambda t: getattr(F, fn)(t, arg), (x,))

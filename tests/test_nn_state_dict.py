@@ -51,14 +51,27 @@ class Net(nn.Module):
         self.add_module("empty", None)
 
 
-KEYS = ["scale", "steps", "a.weight", "a.bias", "a.count", "e.w", "e._extra_state",
-        "b.tied", "b.inner.weight", "b.inner.bias", "b.inner.count"]
+KEYS = [
+    "scale",
+    "steps",
+    "a.weight",
+    "a.bias",
+    "a.count",
+    "e.w",
+    "e._extra_state",
+    "b.tied",
+    "b.inner.weight",
+    "b.inner.bias",
+    "b.inner.count",
+]
 
 
 def snapshot(m):
     """Every value and every tensor object of the module, to compare after a failed load."""
-    values = {k: (v.detach().numpy().copy().tolist() if isinstance(v, ember.Tensor) else
-                  copy.deepcopy(v)) for k, v in m.state_dict().items()}
+    values = {
+        k: (v.detach().numpy().copy().tolist() if isinstance(v, ember.Tensor) else copy.deepcopy(v))
+        for k, v in m.state_dict().items()
+    }
     objects = [id(t) for t in m.parameters()] + [id(t) for t in m.buffers()]
     return values, objects, {n: b.tolist() for n, b in m.named_buffers()}
 
@@ -129,8 +142,9 @@ def test_metadata_versions():
 def test_state_dict_hooks():
     net = Net()
     events = []
-    net.a.register_state_dict_pre_hook(lambda m, prefix, keep_vars:
-                                       events.append(("pre", prefix, keep_vars)))
+    net.a.register_state_dict_pre_hook(
+        lambda m, prefix, keep_vars: events.append(("pre", prefix, keep_vars))
+    )
 
     def post(m, sd, prefix, local_metadata):
         events.append(("post", prefix, local_metadata))
@@ -160,8 +174,10 @@ def test_extra_state_round_trip():
     src.e.config = {"k": 2, "name": "run"}
     dst = Net()
     result = dst.load_state_dict(src.state_dict())
-    assert dst.e.config == {"k": 2, "name": "run"} and repr(result) == \
-        "<All keys matched successfully>"
+    assert (
+        dst.e.config == {"k": 2, "name": "run"}
+        and repr(result) == "<All keys matched successfully>"
+    )
 
 
 def test_default_get_and_set_extra_state_raise():
@@ -188,11 +204,11 @@ def test_load_copies_values_in_place():
 
 def test_incompatible_keys_repr_when_not_matched():
     net = Leaf()
-    result = net.load_state_dict({"weight": ember.zeros(2, 3), "junk": ember.ones(1)},
-                                 strict=False)
+    result = net.load_state_dict({"weight": ember.zeros(2, 3), "junk": ember.ones(1)}, strict=False)
     assert result.missing_keys == ["bias", "count"] and result.unexpected_keys == ["junk"]
-    assert repr(result) == ("_IncompatibleKeys(missing_keys=['bias', 'count'], "
-                            "unexpected_keys=['junk'])")
+    assert repr(result) == (
+        "_IncompatibleKeys(missing_keys=['bias', 'count'], unexpected_keys=['junk'])"
+    )
     missing, unexpected = result
     assert missing == ["bias", "count"]
 
@@ -214,7 +230,8 @@ def test_strict_errors_are_gathered_into_one_message():
         "\tsize mismatch for a.bias: copying a param with shape ember.Size([2, 1]) from "
         "checkpoint, the shape in current model is ember.Size([2]).\n"
         "\tsize mismatch for b.inner.bias: copying a param with shape ember.Size([5]) from "
-        "checkpoint, the shape in current model is ember.Size([3]).")
+        "checkpoint, the shape in current model is ember.Size([3])."
+    )
 
 
 def test_strict_false_reports_keys_but_still_raises_on_size_mismatch():
@@ -224,22 +241,24 @@ def test_strict_false_reports_keys_but_still_raises_on_size_mismatch():
     net = Leaf()
     before = snapshot(net)
     with pytest.raises(RuntimeError, match="size mismatch for bias"):
-        net.load_state_dict({"weight": ember.ones(2, 3) * 4, "bias": ember.ones(5)},
-                            strict=False)
+        net.load_state_dict({"weight": ember.ones(2, 3) * 4, "bias": ember.ones(5)}, strict=False)
     assert snapshot(net) == before
 
 
 def test_non_tensor_value_is_an_error():
-    with pytest.raises(RuntimeError, match='While copying the parameter named "bias", expected '
-                                           "torch.Tensor or Tensor-like object from checkpoint "
-                                           "but received <class 'list'>"):
-        Leaf().load_state_dict({"weight": ember.ones(2, 3), "bias": [1, 2],
-                                "count": ember.tensor(0)})
+    with pytest.raises(
+        RuntimeError,
+        match='While copying the parameter named "bias", expected '
+        "torch.Tensor or Tensor-like object from checkpoint "
+        "but received <class 'list'>",
+    ):
+        Leaf().load_state_dict(
+            {"weight": ember.ones(2, 3), "bias": [1, 2], "count": ember.tensor(0)}
+        )
 
 
 def test_state_dict_must_be_a_mapping():
-    with pytest.raises(TypeError, match="Expected state_dict to be dict-like, got "
-                                        "<class 'list'>"):
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like, got <class 'list'>"):
         Leaf().load_state_dict([("weight", ember.ones(2, 3))])
 
 
@@ -252,8 +271,7 @@ def test_non_persistent_buffer_key_is_unexpected():
 
 
 def test_extra_state_key_without_set_extra_state_is_unexpected():
-    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: '
-                                           '"_extra_state"'):
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "_extra_state"'):
         Leaf().load_state_dict({**Leaf().state_dict(), "_extra_state": 1})
 
 
@@ -329,8 +347,7 @@ def test_failed_load_with_a_post_hook_is_undone(assign):
     net = Net()
     before = snapshot(net)
     calls = []
-    net.b.register_load_state_dict_post_hook(lambda m, inc: calls.append(list(
-        inc.unexpected_keys)))
+    net.b.register_load_state_dict_post_hook(lambda m, inc: calls.append(list(inc.unexpected_keys)))
     sd = changed_state()
     sd["junk"] = ember.ones(1)
     with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "junk"'):
@@ -362,8 +379,9 @@ def test_post_hook_may_clear_keys_that_strict_would_reject():
         inc.unexpected_keys.clear()
 
     net.b.register_load_state_dict_post_hook(forgive)
-    net.register_load_state_dict_post_hook(lambda m, inc: events.append(
-        ("root", list(inc.unexpected_keys))))
+    net.register_load_state_dict_post_hook(
+        lambda m, inc: events.append(("root", list(inc.unexpected_keys)))
+    )
     sd = changed_state()
     sd["b.old_name"] = ember.ones(1)
     result = net.load_state_dict(sd)
@@ -433,9 +451,12 @@ def test_assign_with_keep_vars_parameters_keeps_the_objects():
 def test_loading_into_meta_without_assign_warns_and_does_nothing():
     with ember.device("meta"):
         m = Leaf()
-    with pytest.warns(UserWarning, match="copying from a non-meta parameter in the checkpoint "
-                                         "to a meta parameter in the current model, which is "
-                                         "a no-op"):
+    with pytest.warns(
+        UserWarning,
+        match="copying from a non-meta parameter in the checkpoint "
+        "to a meta parameter in the current model, which is "
+        "a no-op",
+    ):
         m.load_state_dict(Leaf().state_dict())
     assert m.weight.device.type == "meta"
 
@@ -459,8 +480,11 @@ def test_metadata_reaches_load_from_state_dict():
     w.load_state_dict(sd)
     w.load_state_dict({}, strict=False)
     w.load_state_dict(sd, assign=True)
-    assert seen == [("v.", {"version": 3}), ("v.", {}),
-                    ("v.", {"version": 3, "assign_to_params_buffers": True})]
+    assert seen == [
+        ("v.", {"version": 3}),
+        ("v.", {}),
+        ("v.", {"version": 3, "assign_to_params_buffers": True}),
+    ]
 
 
 # ---- a custom _load_from_state_dict ported from PyTorch -----------------------------------------
@@ -473,15 +497,17 @@ class Renamed(nn.Module):
         super().__init__()
         self.weight = Parameter(ember.zeros(2))
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         version = local_metadata.get("version", None)
         if version is None or version < 2:
             old = prefix + "w"
             if old in state_dict:
                 state_dict[prefix + "weight"] = state_dict.pop(old)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 class Holder(nn.Module):
@@ -515,8 +541,7 @@ def test_custom_load_failure_is_still_transactional():
 def test_load_from_state_dict_outside_load_state_dict_writes_immediately():
     m = Leaf()
     missing, unexpected, errors = [], [], []
-    m._load_from_state_dict({"weight": ember.ones(2, 3)}, "", {}, True, missing, unexpected,
-                            errors)
+    m._load_from_state_dict({"weight": ember.ones(2, 3)}, "", {}, True, missing, unexpected, errors)
     assert m.weight.sum().item() == 6.0 and missing == ["bias", "count"] and errors == []
 
 
@@ -554,8 +579,12 @@ def test_deepcopy_copies_hooks_and_training_mode():
 def test_setstate_fills_dicts_missing_from_old_pickles():
     m = Leaf()
     state = m.__getstate__()
-    for name in ("_forward_pre_hooks_with_kwargs", "_state_dict_pre_hooks",
-                 "_backward_pre_hooks", "_non_persistent_buffers_set"):
+    for name in (
+        "_forward_pre_hooks_with_kwargs",
+        "_state_dict_pre_hooks",
+        "_backward_pre_hooks",
+        "_non_persistent_buffers_set",
+    ):
         state.pop(name)
     fresh = Leaf.__new__(Leaf)
     fresh.__setstate__(state)

@@ -20,8 +20,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = TF = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RNG = np.random.default_rng(0)
 
@@ -53,12 +54,23 @@ def _param_grads(em, tm, tol=1e-9):
 
 # ---- Fold / Unfold ----------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("kw,shape", [
-    ({"output_size": (4, 5), "kernel_size": 2}, (2, 3 * 4, 12)),
-    ({"output_size": 5, "kernel_size": (2, 3), "dilation": (1, 2), "padding": 1,
-      "stride": (2, 1)}, (2, 2 * 6, 3 * 3)),
-    ({"output_size": [6, 4], "kernel_size": 3, "stride": 3}, (3 * 9, 2)),  # unbatched
-])
+@pytest.mark.parametrize(
+    "kw,shape",
+    [
+        ({"output_size": (4, 5), "kernel_size": 2}, (2, 3 * 4, 12)),
+        (
+            {
+                "output_size": 5,
+                "kernel_size": (2, 3),
+                "dilation": (1, 2),
+                "padding": 1,
+                "stride": (2, 1),
+            },
+            (2, 2 * 6, 3 * 3),
+        ),
+        ({"output_size": [6, 4], "kernel_size": 3, "stride": 3}, (3 * 9, 2)),  # unbatched
+    ],
+)
 def test_fold_module_matches_torch(kw, shape):
     em, tm = enn.Fold(**kw), torch.nn.Fold(**kw)
     assert repr(em) == repr(tm)
@@ -74,11 +86,14 @@ def test_fold_module_matches_torch(kw, shape):
 
 
 @needs_torch
-@pytest.mark.parametrize("kw,shape", [
-    ({"kernel_size": (2, 3)}, (2, 5, 3, 4)),
-    ({"kernel_size": 2, "dilation": 2, "padding": (1, 0), "stride": 2}, (2, 3, 6, 7)),
-    ({"kernel_size": [3, 1], "stride": (1, 2)}, (4, 5, 6)),  # unbatched
-])
+@pytest.mark.parametrize(
+    "kw,shape",
+    [
+        ({"kernel_size": (2, 3)}, (2, 5, 3, 4)),
+        ({"kernel_size": 2, "dilation": 2, "padding": (1, 0), "stride": 2}, (2, 3, 6, 7)),
+        ({"kernel_size": [3, 1], "stride": (1, 2)}, (4, 5, 6)),  # unbatched
+    ],
+)
 def test_unfold_module_matches_torch(kw, shape):
     em, tm = enn.Unfold(**kw), torch.nn.Unfold(**kw)
     assert repr(em) == repr(tm)
@@ -103,8 +118,10 @@ def test_fold_of_unfold_counts_block_overlaps():
 
 @needs_torch
 def test_fold_module_errors_match_torch():
-    for mod, x in ((lambda m: m.Fold(3, 2), np.zeros((1, 5, 4))),
-                   (lambda m: m.Unfold(2), np.zeros((2, 3)))):
+    for mod, x in (
+        (lambda m: m.Fold(3, 2), np.zeros((1, 5, 4))),
+        (lambda m: m.Unfold(2), np.zeros((2, 3))),
+    ):
         with pytest.raises(Exception) as expected:
             mod(torch.nn)(torch.tensor(x))
         with pytest.raises(expected.type):
@@ -114,17 +131,18 @@ def test_fold_module_errors_match_torch():
 # ---- AdaptiveLogSoftmaxWithLoss ---------------------------------------------------------------
 def _asm_pair(in_features=64, n_classes=20, cutoffs=(4, 9, 15), **kw):
     tm = torch.nn.AdaptiveLogSoftmaxWithLoss(in_features, n_classes, list(cutoffs), **kw).double()
-    em = enn.AdaptiveLogSoftmaxWithLoss(in_features, n_classes, list(cutoffs), **kw,
-                                        dtype=ember.float64)
+    em = enn.AdaptiveLogSoftmaxWithLoss(
+        in_features, n_classes, list(cutoffs), **kw, dtype=ember.float64
+    )
     _copy(em, tm)
     return em, tm
 
 
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"div_value": 2.0, "head_bias": True},
-                                {"div_value": 1.0}])
-@pytest.mark.parametrize("target", [[0, 3, 5, 19, 12, 8, 1], [1, 2, 3, 0, 2],
-                                    [19, 18, 15, 16], [9]])
+@pytest.mark.parametrize("kw", [{}, {"div_value": 2.0, "head_bias": True}, {"div_value": 1.0}])
+@pytest.mark.parametrize(
+    "target", [[0, 3, 5, 19, 12, 8, 1], [1, 2, 3, 0, 2], [19, 18, 15, 16], [9]]
+)
 def test_adaptive_log_softmax_matches_torch(kw, target):
     em, tm = _asm_pair(**kw)
     assert repr(em) == repr(tm)
@@ -137,8 +155,8 @@ def test_adaptive_log_softmax_matches_torch(kw, target):
     assert type(eo).__name__ == "_ASMoutput" and eo._fields == ("output", "loss")
     _close(eo.output, to.output)
     _close(eo.loss, to.loss)
-    (eo.loss + (eo.output ** 2).sum()).backward()
-    (to.loss + (to.output ** 2).sum()).backward()
+    (eo.loss + (eo.output**2).sum()).backward()
+    (to.loss + (to.output**2).sum()).backward()
     _close(ex.grad, tx.grad)
     _param_grads(em, tm)
     _close(em.log_prob(ex), tm.log_prob(tx))
@@ -157,8 +175,10 @@ def test_adaptive_log_softmax_predict_paths_and_unbatched():
     np.testing.assert_array_equal(pe.numpy(), pt.numpy())
     np.testing.assert_array_equal(em.log_prob(ember.tensor(x)).argmax(1).numpy(), pt.numpy())
     out = tm.head(torch.tensor(x)).argmax(1) >= 4
-    np.testing.assert_array_equal(em.predict(ember.tensor(x[out.numpy()])).numpy(),
-                                  tm.predict(torch.tensor(x[out.numpy()])).numpy())
+    np.testing.assert_array_equal(
+        em.predict(ember.tensor(x[out.numpy()])).numpy(),
+        tm.predict(torch.tensor(x[out.numpy()])).numpy(),
+    )
     eo = em(ember.tensor(x[0]), ember.tensor(17))
     to = tm(torch.tensor(x[0]), torch.tensor(17))
     assert eo.output.shape == () and eo.loss.shape == ()
@@ -177,18 +197,30 @@ def test_adaptive_log_softmax_parameters_meta_and_reset():
     m = enn.AdaptiveLogSoftmaxWithLoss(64, 1000, [10, 100], div_value=4.0, device="meta")
     t = torch.nn.AdaptiveLogSoftmaxWithLoss(64, 1000, [10, 100], div_value=4.0, device="meta")
     assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == [
-        (n, tuple(p.shape)) for n, p in t.named_parameters()]
+        (n, tuple(p.shape)) for n, p in t.named_parameters()
+    ]
     assert all(p.device.type == "meta" for p in m.parameters())
     m = enn.AdaptiveLogSoftmaxWithLoss(32, 10, [3, 6])
     before = [p.detach().clone() for p in m.parameters()]
     m.reset_parameters()
-    assert all(not np.array_equal(a.detach().numpy(), p.detach().numpy())
-               for a, p in zip(before, m.parameters()))
+    assert all(
+        not np.array_equal(a.detach().numpy(), p.detach().numpy())
+        for a, p in zip(before, m.parameters())
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("args", [(16, 20, []), (16, 20, [5, 4]), (16, 20, [0, 4]),
-                                  (16, 20, [4, 20]), (16, 20, [4, 4]), (16, 20, [4.5])])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (16, 20, []),
+        (16, 20, [5, 4]),
+        (16, 20, [0, 4]),
+        (16, 20, [4, 20]),
+        (16, 20, [4, 4]),
+        (16, 20, [4.5]),
+    ],
+)
 def test_adaptive_log_softmax_cutoff_errors(args):
     with pytest.raises(ValueError) as expected:
         torch.nn.AdaptiveLogSoftmaxWithLoss(*args)
@@ -198,9 +230,17 @@ def test_adaptive_log_softmax_cutoff_errors(args):
 
 
 @needs_torch
-@pytest.mark.parametrize("xs,target", [((3, 64), [0, 1]), ((3, 4, 64), [0, 1, 2]),
-                                       ((64,), [[1]]), ((2, 64), 3), ((2, 64), [0, 20]),
-                                       ((2, 64), [-1, 2])])
+@pytest.mark.parametrize(
+    "xs,target",
+    [
+        ((3, 64), [0, 1]),
+        ((3, 4, 64), [0, 1, 2]),
+        ((64,), [[1]]),
+        ((2, 64), 3),
+        ((2, 64), [0, 20]),
+        ((2, 64), [-1, 2]),
+    ],
+)
 def test_adaptive_log_softmax_forward_errors(xs, target):
     em, tm = _asm_pair()
     with pytest.raises(Exception) as expected:
@@ -252,8 +292,9 @@ def test_cross_map_lrn2d_errors_and_defaults():
 
 # ---- NLLLoss2d --------------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"reduction": "sum", "ignore_index": 1},
-                                {"weight": np.array([0.2, 1.0, 3.0])}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"reduction": "sum", "ignore_index": 1}, {"weight": np.array([0.2, 1.0, 3.0])}]
+)
 def test_nll_loss2d_is_a_deprecated_nll_loss(kw):
     tkw = {k: torch.tensor(v) if k == "weight" else v for k, v in kw.items()}
     ekw = {k: ember.tensor(v) if k == "weight" else v for k, v in kw.items()}
@@ -275,8 +316,16 @@ def test_nll_loss2d_is_a_deprecated_nll_loss(kw):
 
 # ---- SyncBatchNorm ----------------------------------------------------------------------------
 @needs_torch
-@pytest.mark.parametrize("kw", [{}, {"momentum": None}, {"affine": False},
-                                {"track_running_stats": False}, {"bias": False, "eps": 1e-3}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"momentum": None},
+        {"affine": False},
+        {"track_running_stats": False},
+        {"bias": False, "eps": 1e-3},
+    ],
+)
 def test_sync_batch_norm_is_local_batch_norm_as_torch_without_process_group(kw):
     em = enn.SyncBatchNorm(3, **kw, dtype=ember.float64)
     tm = torch.nn.SyncBatchNorm(3, **kw).double()
@@ -288,8 +337,12 @@ def test_sync_batch_norm_is_local_batch_norm_as_torch_without_process_group(kw):
             if tm.bias is not None:
                 tm.bias.uniform_(-1, 1)
     _copy(em, tm)
-    for training, shape in ((True, (4, 3)), (True, (4, 3, 5)), (True, (2, 3, 2, 2, 2)),
-                            (False, (4, 3, 5))):
+    for training, shape in (
+        (True, (4, 3)),
+        (True, (4, 3, 5)),
+        (True, (2, 3, 2, 2, 2)),
+        (False, (4, 3, 5)),
+    ):
         em.train(training)
         tm.train(training)
         x = _rand(*shape)
@@ -320,9 +373,11 @@ def test_sync_batch_norm_errors_and_meta():
 
 @needs_torch
 def test_convert_sync_batchnorm_shares_parameters_and_buffers():
-    net = enn.Sequential(enn.Conv2d(2, 4, 3), enn.BatchNorm2d(4, momentum=0.3),
-                         enn.Sequential(enn.ReLU(),
-                                        enn.BatchNorm1d(4, affine=False)))
+    net = enn.Sequential(
+        enn.Conv2d(2, 4, 3),
+        enn.BatchNorm2d(4, momentum=0.3),
+        enn.Sequential(enn.ReLU(), enn.BatchNorm1d(4, affine=False)),
+    )
     net[1].eval()
     bn, inner = net[1], net[2][1]
     out = enn.SyncBatchNorm.convert_sync_batchnorm(net, process_group="pg")
@@ -337,20 +392,34 @@ def test_convert_sync_batchnorm_shares_parameters_and_buffers():
     tnet = torch.nn.Sequential(torch.nn.BatchNorm1d(3, bias=False))
     enet = enn.Sequential(enn.BatchNorm1d(3, bias=False))
     assert repr(enn.SyncBatchNorm.convert_sync_batchnorm(enet)) == repr(
-        torch.nn.SyncBatchNorm.convert_sync_batchnorm(tnet))
+        torch.nn.SyncBatchNorm.convert_sync_batchnorm(tnet)
+    )
 
 
 # ---- census of torch.nn's public surface ------------------------------------------------------
 # Names of torch.nn.functional that are typing aliases or torch's dispatch helpers, not API.
-_F_HELPERS = {"Callable", "Optional", "Tensor", "DType", "handle_torch_function",
-              "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-              "boolean_dispatch", "assert_int_or_pair"}
+_F_HELPERS = {
+    "Callable",
+    "Optional",
+    "Tensor",
+    "DType",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "boolean_dispatch",
+    "assert_int_or_pair",
+}
 
 # What ember deliberately lacks, and why.
 _ALLOWED_MISSING = {
     # CUDA-only low-precision GEMMs (FP8/MX block-scaled, grouped for MoE) and their enums:
     # they have no CPU kernels in torch either.
-    "scaled_mm", "scaled_grouped_mm", "grouped_mm", "ScalingType", "SwizzleType",
+    "scaled_mm",
+    "scaled_grouped_mm",
+    "grouped_mm",
+    "ScalingType",
+    "SwizzleType",
 }
 
 # Public API that ember should have but does not yet: empty now that linear_cross_entropy,
@@ -361,10 +430,17 @@ _NOT_YET: set[str] = set()
 
 
 def _torch_surface():
-    classes = {n for n in dir(torch.nn)
-               if not n.startswith("_") and inspect.isclass(getattr(torch.nn, n))}
-    functions = {n for n in dir(TF) if not n.startswith("_") and n not in _F_HELPERS
-                 and callable(getattr(TF, n)) and not inspect.ismodule(getattr(TF, n))}
+    classes = {
+        n for n in dir(torch.nn) if not n.startswith("_") and inspect.isclass(getattr(torch.nn, n))
+    }
+    functions = {
+        n
+        for n in dir(TF)
+        if not n.startswith("_")
+        and n not in _F_HELPERS
+        and callable(getattr(TF, n))
+        and not inspect.ismodule(getattr(TF, n))
+    }
     return classes, functions
 
 
@@ -372,8 +448,9 @@ def _torch_surface():
 def test_every_public_torch_nn_name_exists_in_ember():
     classes, functions = _torch_surface()
     assert len(classes) > 150 and len(functions) > 120  # the census itself works
-    missing = sorted({n for n in classes if not hasattr(enn, n)}
-                     | {n for n in functions if not hasattr(EF, n)})
+    missing = sorted(
+        {n for n in classes if not hasattr(enn, n)} | {n for n in functions if not hasattr(EF, n)}
+    )
     unexpected = [n for n in missing if n not in _ALLOWED_MISSING | _NOT_YET]
     assert not unexpected, f"ember.nn / ember.nn.functional lack: {unexpected}"
 
@@ -391,11 +468,23 @@ def test_census_allow_lists_are_current():
 
 
 def test_new_names_are_exported_where_torch_has_them():
-    for name in ("Fold", "Unfold", "AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d", "NLLLoss2d",
-                 "SyncBatchNorm", "FractionalMaxPool2d", "FractionalMaxPool3d"):
+    for name in (
+        "Fold",
+        "Unfold",
+        "AdaptiveLogSoftmaxWithLoss",
+        "CrossMapLRN2d",
+        "NLLLoss2d",
+        "SyncBatchNorm",
+        "FractionalMaxPool2d",
+        "FractionalMaxPool3d",
+    ):
         assert getattr(enn, name) is getattr(enn.modules, name)
-    for name in ("grid_sample", "affine_grid", "fractional_max_pool2d",
-                 "fractional_max_pool3d_with_indices"):
+    for name in (
+        "grid_sample",
+        "affine_grid",
+        "fractional_max_pool2d",
+        "fractional_max_pool3d_with_indices",
+    ):
         assert callable(getattr(EF, name))
     with warnings.catch_warnings():
         warnings.simplefilter("error")

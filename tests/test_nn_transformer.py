@@ -20,8 +20,9 @@ if torch is not None:
     # tiny tensors: torch's intra-op threads only spin against each other on a shared machine
     # (its backward took 0.2 s a call with 2 threads here)
     torch.set_num_threads(1)
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 TOL = 1e-9
 D, H, FF = 8, 2, 16
@@ -73,29 +74,32 @@ def test_encoder_layer_matches_torch(norm_first, batch_first, act):
     _needs_gelu(act)
     rng = np.random.default_rng(0)
     kw = dict(dim_feedforward=FF, dropout=0.0, norm_first=norm_first, batch_first=batch_first)
-    t = torch.nn.TransformerEncoderLayer(D, H, activation=_act(act, torch), dtype=torch.float64,
-                                         **kw)
-    e = ember.nn.TransformerEncoderLayer(D, H, activation=_act(act, ember), dtype=ember.float64,
-                                         **kw)
+    t = torch.nn.TransformerEncoderLayer(
+        D, H, activation=_act(act, torch), dtype=torch.float64, **kw
+    )
+    e = ember.nn.TransformerEncoderLayer(
+        D, H, activation=_act(act, ember), dtype=ember.float64, **kw
+    )
     _load(e, t)
     S, N = 5, 3
     x = rng.standard_normal((N, S, D) if batch_first else (S, N, D))
     causal = np.triu(np.full((S, S), -np.inf), 1)
-    for mask, kpm, is_causal in ((None, None, False), (causal, None, True),
-                                 (causal, None, False), (rng.random((S, S)) > 0.8, None, False),
-                                 (None, rng.random((N, S)) > 0.7, False),
-                                 (causal, np.where(rng.random((N, S)) > 0.7, -np.inf, 0.0),
-                                  True)):
+    for mask, kpm, is_causal in (
+        (None, None, False),
+        (causal, None, True),
+        (causal, None, False),
+        (rng.random((S, S)) > 0.8, None, False),
+        (None, rng.random((N, S)) > 0.7, False),
+        (causal, np.where(rng.random((N, S)) > 0.7, -np.inf, 0.0), True),
+    ):
         tx = torch.tensor(x, requires_grad=True)
         ex = ember.tensor(x, requires_grad=True)
 
         def f(a, lib):
             return None if a is None else lib.tensor(a)
 
-        to = t(tx, src_mask=f(mask, torch), src_key_padding_mask=f(kpm, torch),
-               is_causal=is_causal)
-        eo = e(ex, src_mask=f(mask, ember), src_key_padding_mask=f(kpm, ember),
-               is_causal=is_causal)
+        to = t(tx, src_mask=f(mask, torch), src_key_padding_mask=f(kpm, torch), is_causal=is_causal)
+        eo = e(ex, src_mask=f(mask, ember), src_key_padding_mask=f(kpm, ember), is_causal=is_causal)
         what = f"mask={mask is not None} kpm={kpm is not None} causal={is_causal}"
         _close(eo, to, what)
         g = rng.standard_normal(tuple(to.shape))
@@ -119,16 +123,27 @@ def test_decoder_layer_matches_torch(norm_first, batch_first):
     shp = (lambda n: (N, n, D)) if batch_first else (lambda n: (n, N, D))
     tgt, mem = rng.standard_normal(shp(T)), rng.standard_normal(shp(S))
     causal = np.triu(np.full((T, T), -np.inf), 1)
-    for masks in ({}, {"tgt_mask": causal, "tgt_is_causal": True},
-                  {"tgt_mask": causal, "memory_mask": rng.random((T, S)) > 0.8},
-                  {"tgt_key_padding_mask": rng.random((N, T)) > 0.7,
-                   "memory_key_padding_mask": rng.random((N, S)) > 0.7}):
+    for masks in (
+        {},
+        {"tgt_mask": causal, "tgt_is_causal": True},
+        {"tgt_mask": causal, "memory_mask": rng.random((T, S)) > 0.8},
+        {
+            "tgt_key_padding_mask": rng.random((N, T)) > 0.7,
+            "memory_key_padding_mask": rng.random((N, S)) > 0.7,
+        },
+    ):
         tt, tm = torch.tensor(tgt, requires_grad=True), torch.tensor(mem, requires_grad=True)
         et, em = ember.tensor(tgt, requires_grad=True), ember.tensor(mem, requires_grad=True)
-        to = t(tt, tm, **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
-                          for k, v in masks.items()})
-        eo = e(et, em, **{k: ember.tensor(v) if isinstance(v, np.ndarray) else v
-                          for k, v in masks.items()})
+        to = t(
+            tt,
+            tm,
+            **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in masks.items()},
+        )
+        eo = e(
+            et,
+            em,
+            **{k: ember.tensor(v) if isinstance(v, np.ndarray) else v for k, v in masks.items()},
+        )
         what = str(sorted(masks))
         _close(eo, to, what)
         g = rng.standard_normal(tuple(to.shape))
@@ -144,8 +159,16 @@ def test_decoder_layer_matches_torch(norm_first, batch_first):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_transformer_matches_torch(batch_first, norm_first):
     rng = np.random.default_rng(2)
-    kw = dict(d_model=D, nhead=H, num_encoder_layers=2, num_decoder_layers=2,
-              dim_feedforward=FF, dropout=0.0, batch_first=batch_first, norm_first=norm_first)
+    kw = dict(
+        d_model=D,
+        nhead=H,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dim_feedforward=FF,
+        dropout=0.0,
+        batch_first=batch_first,
+        norm_first=norm_first,
+    )
     with warnings.catch_warnings():  # torch's note that its nested-tensor path is off
         warnings.simplefilter("ignore")
         t = torch.nn.Transformer(dtype=torch.float64, **kw)
@@ -158,10 +181,20 @@ def test_transformer_matches_torch(batch_first, norm_first):
     ts, tt = torch.tensor(src, requires_grad=True), torch.tensor(tgt, requires_grad=True)
     es, et = ember.tensor(src, requires_grad=True), ember.tensor(tgt, requires_grad=True)
     skpm = rng.random((N, S)) > 0.7
-    to = t(ts, tt, tgt_mask=torch.tensor(_np(tmask)), src_key_padding_mask=torch.tensor(skpm),
-           memory_key_padding_mask=torch.tensor(skpm))
-    eo = e(es, et, tgt_mask=tmask, src_key_padding_mask=ember.tensor(skpm),
-           memory_key_padding_mask=ember.tensor(skpm))
+    to = t(
+        ts,
+        tt,
+        tgt_mask=torch.tensor(_np(tmask)),
+        src_key_padding_mask=torch.tensor(skpm),
+        memory_key_padding_mask=torch.tensor(skpm),
+    )
+    eo = e(
+        es,
+        et,
+        tgt_mask=tmask,
+        src_key_padding_mask=ember.tensor(skpm),
+        memory_key_padding_mask=ember.tensor(skpm),
+    )
     _close(eo, to, "output")
     g = rng.standard_normal(tuple(to.shape))
     to.backward(torch.tensor(g))
@@ -174,10 +207,12 @@ def test_encoder_stack_with_norm_and_unbatched_input():
     rng = np.random.default_rng(3)
     tl = torch.nn.TransformerEncoderLayer(D, H, FF, 0.0, dtype=torch.float64)
     el = ember.nn.TransformerEncoderLayer(D, H, FF, 0.0, dtype=ember.float64)
-    t = torch.nn.TransformerEncoder(tl, 3, torch.nn.LayerNorm(D, dtype=torch.float64),
-                                    enable_nested_tensor=False)
-    e = ember.nn.TransformerEncoder(el, 3, ember.nn.LayerNorm(D, dtype=ember.float64),
-                                    enable_nested_tensor=False)
+    t = torch.nn.TransformerEncoder(
+        tl, 3, torch.nn.LayerNorm(D, dtype=torch.float64), enable_nested_tensor=False
+    )
+    e = ember.nn.TransformerEncoder(
+        el, 3, ember.nn.LayerNorm(D, dtype=ember.float64), enable_nested_tensor=False
+    )
     assert len(e.layers) == 3 and e.layers[0] is not e.layers[1]
     _load(e, t)
     x = rng.standard_normal((5, D))  # unbatched (S, E)
@@ -188,8 +223,9 @@ def test_encoder_stack_with_norm_and_unbatched_input():
         _close(eo, to)
     dl = torch.nn.TransformerDecoderLayer(D, H, FF, 0.0, dtype=torch.float64)
     t = torch.nn.TransformerDecoder(dl, 2)
-    e = ember.nn.TransformerDecoder(ember.nn.TransformerDecoderLayer(D, H, FF, 0.0,
-                                                                     dtype=ember.float64), 2)
+    e = ember.nn.TransformerDecoder(
+        ember.nn.TransformerDecoderLayer(D, H, FF, 0.0, dtype=ember.float64), 2
+    )
     _load(e, t)
     y = rng.standard_normal((4, D))
     _close(e(ember.tensor(y), ember.tensor(x)), t(torch.tensor(y), torch.tensor(x)))
@@ -229,8 +265,10 @@ def test_generate_square_subsequent_mask_and_detection():
 
 @needs_torch
 def test_repr_constants_and_state_dict_keys():
-    for name, args in (("TransformerEncoderLayer", (D, H, FF)), ("TransformerDecoderLayer",
-                                                                 (D, H, FF))):
+    for name, args in (
+        ("TransformerEncoderLayer", (D, H, FF)),
+        ("TransformerDecoderLayer", (D, H, FF)),
+    ):
         t, e = getattr(torch.nn, name)(*args), getattr(ember.nn, name)(*args)
         assert repr(e) == repr(t)
         assert list(e.state_dict()) == list(t.state_dict())

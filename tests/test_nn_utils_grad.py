@@ -18,8 +18,9 @@ try:
     import torch.nn.utils as tu
 except ImportError:  # pragma: no cover - CI installs torch
     torch = tu = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 SHAPES = [(3, 4), (5,), (), (2, 3, 2)]
 NORMS = [2, 2.0, 1, 3, 0.5, 0, math.inf, "inf", -math.inf, -1, -2.5]
@@ -169,7 +170,8 @@ def test_no_gradients_and_empty_inputs_match_torch():
     ours, caught_e = _outcome(lambda: eu.clip_grad_norm_((p for p in []), 1.0))
     ref, caught_t = _outcome(lambda: tu.clip_grad_norm_((p for p in []), 1.0))
     assert [(w.category, str(w.message)) for w in caught_e] == [
-        (w.category, str(w.message)) for w in caught_t]
+        (w.category, str(w.message)) for w in caught_t
+    ]
     assert len(caught_e) == 1 and caught_e[0].filename == __file__
     assert not _outcome(lambda: eu.clip_grad_norm_([], 1.0))[1]
 
@@ -187,8 +189,7 @@ def test_deprecated_clip_grad_norm_warns_as_torch():
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [{"norm_type": "fro"}, {"norm_type": None},
-                                    {"max_norm": "big"}])
+@pytest.mark.parametrize("kwargs", [{"norm_type": "fro"}, {"norm_type": None}, {"max_norm": "big"}])
 def test_bad_arguments_match_torch(kwargs):
     args = {"max_norm": 1.0, **kwargs}
     ours = _outcome(lambda: eu.clip_grad_norm_(_params(ember), **args))[0]
@@ -270,8 +271,16 @@ def test_vector_to_parameters_errors_match_torch(case):
 
 @needs_torch
 def test_exports_match_torch():
-    names = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-             "get_total_norm", "parameters_to_vector", "vector_to_parameters", "clip_grad",
-             "convert_parameters"]
+    names = [
+        "clip_grad_norm",
+        "clip_grad_norm_",
+        "clip_grad_value_",
+        "clip_grads_with_norm_",
+        "get_total_norm",
+        "parameters_to_vector",
+        "vector_to_parameters",
+        "clip_grad",
+        "convert_parameters",
+    ]
     for name in names:
         assert hasattr(tu, name) and hasattr(eu, name), name

@@ -16,8 +16,9 @@ try:
     import torch.nn.functional as TF
 except ImportError:  # pragma: no cover - CI installs torch
     torch = TF = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def _rand(*shape, seed=0):
@@ -65,28 +66,49 @@ PAD_CASES = [
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("shape,pad", PAD_CASES)
 def test_pad_matches_torch(mode, shape, pad):
-    _parity(lambda t: F.pad(t, pad, mode=mode), lambda t: TF.pad(t, pad, mode=mode),
-            _rand(*shape), tol=1e-13)
+    _parity(
+        lambda t: F.pad(t, pad, mode=mode),
+        lambda t: TF.pad(t, pad, mode=mode),
+        _rand(*shape),
+        tol=1e-13,
+    )
 
 
 @needs_torch
-@pytest.mark.parametrize("shape,pad", [((2, 3, 2), (1, 2, 0, 1, 2, 1)), ((4,), (2, 3)),
-                                       ((2, 3, 4), (-1, -1, 1, 0)), ((), ()), ((2, 3), ())])
+@pytest.mark.parametrize(
+    "shape,pad",
+    [
+        ((2, 3, 2), (1, 2, 0, 1, 2, 1)),
+        ((4,), (2, 3)),
+        ((2, 3, 4), (-1, -1, 1, 0)),
+        ((), ()),
+        ((2, 3), ()),
+    ],
+)
 def test_pad_constant_any_rank_and_value(shape, pad):
     x = _rand(*shape)
-    _parity(lambda t: F.pad(t, pad, value=2.5), lambda t: TF.pad(t, pad, value=2.5), x, tol=1e-13,
-            node=bool(pad))
+    _parity(
+        lambda t: F.pad(t, pad, value=2.5),
+        lambda t: TF.pad(t, pad, value=2.5),
+        x,
+        tol=1e-13,
+        node=bool(pad),
+    )
 
 
 @needs_torch
 def test_pad_constant_value_on_integer_and_bool_tensors():
     x = np.arange(5)
     for v in (2.7, -2.7, 3, True):
-        np.testing.assert_array_equal(F.pad(ember.tensor(x), (1, 2), value=v).numpy(),
-                                      TF.pad(torch.tensor(x), (1, 2), value=v).numpy())
+        np.testing.assert_array_equal(
+            F.pad(ember.tensor(x), (1, 2), value=v).numpy(),
+            TF.pad(torch.tensor(x), (1, 2), value=v).numpy(),
+        )
     b = np.array([True, False])
-    np.testing.assert_array_equal(F.pad(ember.tensor(b), (1, 1), value=2.7).numpy(),
-                                  TF.pad(torch.tensor(b), (1, 1), value=2.7).numpy())
+    np.testing.assert_array_equal(
+        F.pad(ember.tensor(b), (1, 1), value=2.7).numpy(),
+        TF.pad(torch.tensor(b), (1, 1), value=2.7).numpy(),
+    )
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
@@ -105,33 +127,36 @@ def test_pad_on_meta_gives_shapes():
 
 
 @needs_torch
-@pytest.mark.parametrize("shape,pad,kw", [
-    ((1, 3, 4), (1, 2, 3), {}),
-    ((1, 3, 4), (1, 2) * 4, {}),
-    ((1, 3, 4), (1, 2), {"mode": "foo"}),
-    ((1, 3, 4), (1, 2, 3), {"mode": "foo"}),
-    ((1, 3, 4), (1, 2), {"mode": "reflect", "value": 1.0}),
-    ((1, 3, 4), (4, 2), {"mode": "reflect"}),
-    ((2, 4, 5), (5, 0, 5, 0), {"mode": "reflect"}),
-    ((1, 1, 2, 3, 4), (0, 0, 4, 0, 0, 0), {"mode": "reflect"}),
-    ((4,), (1, 2), {"mode": "reflect"}),
-    ((1, 2, 3, 4), (1, 1), {"mode": "replicate"}),
-    ((2, 3), (), {"mode": "circular"}),
-    ((1, 3, 4), (5, 0), {"mode": "circular"}),
-    ((1, 3, 4), (-5, -1), {"mode": "circular"}),
-    ((2, 0, 4), (1, 1), {"mode": "reflect"}),
-    ((0, 4), (1, 1), {"mode": "replicate"}),
-    ((2, 0, 4, 3), (1, 1, 1, 1), {"mode": "replicate"}),
-    ((1, 4, 5), (-5, 0), {"mode": "reflect"}),
-    ((1, 4, 5), (-5, 0), {"mode": "replicate"}),
-    ((1, 3, 4), (-4, 0, -3, 0), {"mode": "replicate"}),
-    ((2, 1, 4), (-2, -3), {}),
-    ((3,), (1.5, 2), {}),
-    ((3,), (True, 1), {}),
-    ((3,), 1, {}),
-    ((3,), None, {}),
-    ((), (1, 1), {}),
-])
+@pytest.mark.parametrize(
+    "shape,pad,kw",
+    [
+        ((1, 3, 4), (1, 2, 3), {}),
+        ((1, 3, 4), (1, 2) * 4, {}),
+        ((1, 3, 4), (1, 2), {"mode": "foo"}),
+        ((1, 3, 4), (1, 2, 3), {"mode": "foo"}),
+        ((1, 3, 4), (1, 2), {"mode": "reflect", "value": 1.0}),
+        ((1, 3, 4), (4, 2), {"mode": "reflect"}),
+        ((2, 4, 5), (5, 0, 5, 0), {"mode": "reflect"}),
+        ((1, 1, 2, 3, 4), (0, 0, 4, 0, 0, 0), {"mode": "reflect"}),
+        ((4,), (1, 2), {"mode": "reflect"}),
+        ((1, 2, 3, 4), (1, 1), {"mode": "replicate"}),
+        ((2, 3), (), {"mode": "circular"}),
+        ((1, 3, 4), (5, 0), {"mode": "circular"}),
+        ((1, 3, 4), (-5, -1), {"mode": "circular"}),
+        ((2, 0, 4), (1, 1), {"mode": "reflect"}),
+        ((0, 4), (1, 1), {"mode": "replicate"}),
+        ((2, 0, 4, 3), (1, 1, 1, 1), {"mode": "replicate"}),
+        ((1, 4, 5), (-5, 0), {"mode": "reflect"}),
+        ((1, 4, 5), (-5, 0), {"mode": "replicate"}),
+        ((1, 3, 4), (-4, 0, -3, 0), {"mode": "replicate"}),
+        ((2, 1, 4), (-2, -3), {}),
+        ((3,), (1.5, 2), {}),
+        ((3,), (True, 1), {}),
+        ((3,), 1, {}),
+        ((3,), None, {}),
+        ((), (1, 1), {}),
+    ],
+)
 def test_pad_errors_match_torch(shape, pad, kw):
     x = _rand(*shape)
     with pytest.raises(Exception) as expected:
@@ -163,12 +188,32 @@ def test_pad_does_not_change_the_incoming_gradient():
 
 # ---- interpolate ----------------------------------------------------------------------------
 _SPATIAL = {3: (5,), 4: (4, 6), 5: (3, 4, 5)}
-_MODE_RANKS = [("nearest", 3), ("nearest", 4), ("nearest", 5), ("nearest-exact", 3),
-               ("nearest-exact", 4), ("nearest-exact", 5), ("linear", 3), ("bilinear", 4),
-               ("bicubic", 4), ("trilinear", 5), ("area", 3), ("area", 4), ("area", 5)]
-_SIZES = [{"size": 1}, {"size": 2}, {"size": 7}, {"scale_factor": 2}, {"scale_factor": 0.5},
-          {"scale_factor": 1.7}, {"scale_factor": 0.4, "recompute_scale_factor": True},
-          {"scale_factor": 2.5, "recompute_scale_factor": False}, {"scale_factor": 1.0}]
+_MODE_RANKS = [
+    ("nearest", 3),
+    ("nearest", 4),
+    ("nearest", 5),
+    ("nearest-exact", 3),
+    ("nearest-exact", 4),
+    ("nearest-exact", 5),
+    ("linear", 3),
+    ("bilinear", 4),
+    ("bicubic", 4),
+    ("trilinear", 5),
+    ("area", 3),
+    ("area", 4),
+    ("area", 5),
+]
+_SIZES = [
+    {"size": 1},
+    {"size": 2},
+    {"size": 7},
+    {"scale_factor": 2},
+    {"scale_factor": 0.5},
+    {"scale_factor": 1.7},
+    {"scale_factor": 0.4, "recompute_scale_factor": True},
+    {"scale_factor": 2.5, "recompute_scale_factor": False},
+    {"scale_factor": 1.0},
+]
 
 
 def _interp_kw(mode, sizes, align_corners):
@@ -179,8 +224,12 @@ def _interp_kw(mode, sizes, align_corners):
 
 
 _NO_CORNERS = ("nearest", "nearest-exact", "area")
-_INTERP_CASES = [(m, r, s, a) for m, r in _MODE_RANKS for s in _SIZES
-                 for a in ((False,) if m in _NO_CORNERS else (False, True))]
+_INTERP_CASES = [
+    (m, r, s, a)
+    for m, r in _MODE_RANKS
+    for s in _SIZES
+    for a in ((False,) if m in _NO_CORNERS else (False, True))
+]
 
 
 @needs_torch
@@ -189,8 +238,13 @@ def test_interpolate_matches_torch(mode, rank, sizes, align_corners):
     kw = _interp_kw(mode, sizes, align_corners)
     x = _rand(2, 3, *_SPATIAL[rank])
     # area's node is torch's adaptive pooling's, which varies (Squeeze, Mean...) by shape
-    _parity(lambda t: F.interpolate(t, **kw), lambda t: TF.interpolate(t, **kw), x, tol=1e-12,
-            node=mode != "area")
+    _parity(
+        lambda t: F.interpolate(t, **kw),
+        lambda t: TF.interpolate(t, **kw),
+        x,
+        tol=1e-12,
+        node=mode != "area",
+    )
 
 
 @needs_torch
@@ -200,13 +254,22 @@ def test_interpolate_float32_close_to_torch(mode):
     for kw in ({"scale_factor": 1.7}, {"size": (4, 9)}):
         y = F.interpolate(ember.tensor(x), mode=mode, **kw)
         assert y.dtype == ember.float32
-        np.testing.assert_allclose(y.numpy(), TF.interpolate(torch.tensor(x), mode=mode,
-                                                              **kw).numpy(), atol=1e-5)
+        np.testing.assert_allclose(
+            y.numpy(), TF.interpolate(torch.tensor(x), mode=mode, **kw).numpy(), atol=1e-5
+        )
 
 
-@pytest.mark.parametrize("mode,shape", [("linear", (1, 2, 4)), ("bilinear", (1, 2, 3, 4)),
-                                        ("bicubic", (1, 2, 3, 4)), ("trilinear", (1, 1, 2, 3, 3)),
-                                        ("nearest", (1, 2, 3, 4)), ("area", (1, 2, 5, 4))])
+@pytest.mark.parametrize(
+    "mode,shape",
+    [
+        ("linear", (1, 2, 4)),
+        ("bilinear", (1, 2, 3, 4)),
+        ("bicubic", (1, 2, 3, 4)),
+        ("trilinear", (1, 1, 2, 3, 3)),
+        ("nearest", (1, 2, 3, 4)),
+        ("area", (1, 2, 5, 4)),
+    ],
+)
 def test_interpolate_gradcheck_and_double_backward(mode, shape):
     x = ember.tensor(_rand(*shape), requires_grad=True)
     kw = {"scale_factor": 1.5} if mode != "area" else {"size": 3}
@@ -222,24 +285,34 @@ def test_interpolate_on_meta_gives_shapes():
 
 
 @needs_torch
-@pytest.mark.parametrize("shape,kw", [
-    ((1, 2, 4), {"size": 0}), ((1, 2, 4), {"scale_factor": 0.1}),
-    ((1, 2, 4, 4), {"scale_factor": 0.1, "mode": "bilinear"}),
-    ((1, 2, 4, 4), {"size": (0, 3), "mode": "bicubic"}),
-    ((1, 2, 3, 4, 5), {"size": (1, 0, 2), "mode": "trilinear"}),
-    ((1, 2, 4), {"size": (2.0,)}), ((1, 2, 4), {"size": (2, 3)}),
-    ((1, 2, 4), {"scale_factor": (2, 3)}), ((1, 2, 4), {"scale_factor": -1.0}),
-    ((1, 2, 4), {}), ((1, 2, 4), {"size": 3, "scale_factor": 2}),
-    ((1, 2, 4), {"size": 3, "recompute_scale_factor": True}),
-    ((1, 2, 4), {"size": 3, "align_corners": True}),
-    ((1, 2, 4), {"size": 3, "align_corners": False, "mode": "area"}),
-    ((1, 2, 4), {"size": 3, "antialias": True, "mode": "linear"}),
-    ((1, 2, 4), {"size": 3, "mode": "bilinear"}), ((1, 2, 4, 4), {"size": 3, "mode": "linear"}),
-    ((1, 2, 4, 4, 4), {"size": 3, "mode": "bilinear"}), ((1, 2, 4, 4), {"size": 3, "mode": "foo"}),
-    ((2, 4), {"size": 3}), ((1, 2, 4), {"size": 3, "mode": "bicubic"}),
-    ((1, 0, 4, 4), {"size": 3, "mode": "bilinear"}),
-    ((1, 2, 0, 4), {"size": 3, "mode": "bilinear"}),
-])
+@pytest.mark.parametrize(
+    "shape,kw",
+    [
+        ((1, 2, 4), {"size": 0}),
+        ((1, 2, 4), {"scale_factor": 0.1}),
+        ((1, 2, 4, 4), {"scale_factor": 0.1, "mode": "bilinear"}),
+        ((1, 2, 4, 4), {"size": (0, 3), "mode": "bicubic"}),
+        ((1, 2, 3, 4, 5), {"size": (1, 0, 2), "mode": "trilinear"}),
+        ((1, 2, 4), {"size": (2.0,)}),
+        ((1, 2, 4), {"size": (2, 3)}),
+        ((1, 2, 4), {"scale_factor": (2, 3)}),
+        ((1, 2, 4), {"scale_factor": -1.0}),
+        ((1, 2, 4), {}),
+        ((1, 2, 4), {"size": 3, "scale_factor": 2}),
+        ((1, 2, 4), {"size": 3, "recompute_scale_factor": True}),
+        ((1, 2, 4), {"size": 3, "align_corners": True}),
+        ((1, 2, 4), {"size": 3, "align_corners": False, "mode": "area"}),
+        ((1, 2, 4), {"size": 3, "antialias": True, "mode": "linear"}),
+        ((1, 2, 4), {"size": 3, "mode": "bilinear"}),
+        ((1, 2, 4, 4), {"size": 3, "mode": "linear"}),
+        ((1, 2, 4, 4, 4), {"size": 3, "mode": "bilinear"}),
+        ((1, 2, 4, 4), {"size": 3, "mode": "foo"}),
+        ((2, 4), {"size": 3}),
+        ((1, 2, 4), {"size": 3, "mode": "bicubic"}),
+        ((1, 0, 4, 4), {"size": 3, "mode": "bilinear"}),
+        ((1, 2, 0, 4), {"size": 3, "mode": "bilinear"}),
+    ],
+)
 def test_interpolate_errors_match_torch(shape, kw):
     x = _rand(*shape)
     with pytest.raises(Exception) as expected:
@@ -255,8 +328,15 @@ def test_interpolate_antialias_is_not_implemented():
 
 
 @needs_torch
-@pytest.mark.parametrize("fn,kw", [("upsample", {"mode": "bilinear"}), ("upsample", {}),
-                                   ("upsample_nearest", {}), ("upsample_bilinear", {})])
+@pytest.mark.parametrize(
+    "fn,kw",
+    [
+        ("upsample", {"mode": "bilinear"}),
+        ("upsample", {}),
+        ("upsample_nearest", {}),
+        ("upsample_bilinear", {}),
+    ],
+)
 def test_deprecated_upsample_functions_warn_and_match(fn, kw):
     x = _rand(1, 2, 3, 4)
     with pytest.warns(UserWarning, match=f"`nn.functional.{fn}` is deprecated") as rec:
@@ -272,13 +352,17 @@ def _grid_case(dims, seed=0, spread=1.6):
     rng = np.random.default_rng(seed)
     spatial = (4, 5) if dims == 2 else (3, 4, 5)
     out = (3, 4) if dims == 2 else (2, 3, 4)
-    return rng.standard_normal((2, 3) + spatial), rng.uniform(-spread, spread,
-                                                              (2,) + out + (dims,))
+    return rng.standard_normal((2, 3) + spatial), rng.uniform(-spread, spread, (2,) + out + (dims,))
 
 
-GRID_CASES = [(d, m, p, a) for d in (2, 3) for m in ("bilinear", "nearest", "bicubic")
-              for p in ("zeros", "border", "reflection") for a in (False, True)
-              if not (d == 3 and m == "bicubic")]
+GRID_CASES = [
+    (d, m, p, a)
+    for d in (2, 3)
+    for m in ("bilinear", "nearest", "bicubic")
+    for p in ("zeros", "border", "reflection")
+    for a in (False, True)
+    if not (d == 3 and m == "bicubic")
+]
 
 
 @needs_torch
@@ -320,16 +404,23 @@ def test_grid_sample_second_order_matches_torch():
         tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
         ey = F.grid_sample(ex, eg, mode, "reflection", False)
         ty = TF.grid_sample(tx, tg, mode, "reflection", False)
-        egx, egg = ember.autograd.grad((ey ** 2).sum(), (ex, eg), create_graph=True)
-        tgx, tgg = torch.autograd.grad((ty ** 2).sum(), (tx, tg), create_graph=True)
-        e2 = ember.autograd.grad(egx.sum() + (egg ** 2).sum(), (ex, eg))
-        t2 = torch.autograd.grad(tgx.sum() + (tgg ** 2).sum(), (tx, tg))
+        egx, egg = ember.autograd.grad((ey**2).sum(), (ex, eg), create_graph=True)
+        tgx, tgg = torch.autograd.grad((ty**2).sum(), (tx, tg), create_graph=True)
+        e2 = ember.autograd.grad(egx.sum() + (egg**2).sum(), (ex, eg))
+        t2 = torch.autograd.grad(tgx.sum() + (tgg**2).sum(), (tx, tg))
         for a, b in zip(e2, t2):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.parametrize("mode,padding", [("bilinear", "zeros"), ("bilinear", "reflection"),
-                                          ("bicubic", "border"), ("nearest", "zeros")])
+@pytest.mark.parametrize(
+    "mode,padding",
+    [
+        ("bilinear", "zeros"),
+        ("bilinear", "reflection"),
+        ("bicubic", "border"),
+        ("nearest", "zeros"),
+    ],
+)
 def test_grid_sample_gradcheck(mode, padding):
     rng = np.random.default_rng(7)
     x = ember.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True)
@@ -343,20 +434,28 @@ def test_grid_sample_gradcheck(mode, padding):
     x3 = ember.tensor(rng.standard_normal((1, 1, 2, 3, 2)), requires_grad=True)
     g3 = ember.tensor(rng.uniform(-1.2, 1.2, (1, 2, 1, 2, 3)), requires_grad=True)
     if mode != "bicubic":
-        assert ember.autograd.gradcheck(lambda a, b: F.grid_sample(a, b, mode, padding, True),
-                                        (x3, g3))
+        assert ember.autograd.gradcheck(
+            lambda a, b: F.grid_sample(a, b, mode, padding, True), (x3, g3)
+        )
 
 
 @needs_torch
-@pytest.mark.parametrize("xs,gs", [((0, 3, 4, 5), (0, 3, 3, 2)), ((2, 0, 4, 5), (2, 3, 3, 2)),
-                                   ((2, 3, 4, 5), (2, 0, 3, 2)),
-                                   ((2, 3, 4, 5, 6), (2, 0, 3, 2, 3))])
+@pytest.mark.parametrize(
+    "xs,gs",
+    [
+        ((0, 3, 4, 5), (0, 3, 3, 2)),
+        ((2, 0, 4, 5), (2, 3, 3, 2)),
+        ((2, 3, 4, 5), (2, 0, 3, 2)),
+        ((2, 3, 4, 5, 6), (2, 0, 3, 2, 3)),
+    ],
+)
 def test_grid_sample_empty_shapes(xs, gs):
     x, g = _rand(*xs), np.random.default_rng(1).uniform(-1, 1, gs)
     ex, eg = ember.tensor(x, requires_grad=True), ember.tensor(g, requires_grad=True)
     ey = F.grid_sample(ex, eg, align_corners=False)
-    assert tuple(ey.shape) == tuple(TF.grid_sample(torch.tensor(x), torch.tensor(g),
-                                                   align_corners=False).shape)
+    assert tuple(ey.shape) == tuple(
+        TF.grid_sample(torch.tensor(x), torch.tensor(g), align_corners=False).shape
+    )
     ey.sum().backward()
     assert ex.grad.shape == ex.shape and eg.grad.shape == eg.shape
 
@@ -371,13 +470,17 @@ def test_grid_sample_single_and_half_precision(dtype):
         ey = F.grid_sample(ember.tensor(x), ember.tensor(g), mode, align_corners=False)
         ty = TF.grid_sample(torch.tensor(x), torch.tensor(g), mode, align_corners=False)
         assert ey.dtype == getattr(ember, ty.dtype.__str__().split(".")[1])
-        np.testing.assert_allclose(ey.numpy().astype(float), ty.numpy().astype(float),
-                                   rtol=tol, atol=tol)
+        np.testing.assert_allclose(
+            ey.numpy().astype(float), ty.numpy().astype(float), rtol=tol, atol=tol
+        )
 
 
 def test_grid_sample_meta_gives_shape():
-    y = F.grid_sample(ember.empty(2, 3, 4, 5, device="meta"),
-                      ember.empty(2, 6, 7, 2, device="meta"), align_corners=True)
+    y = F.grid_sample(
+        ember.empty(2, 3, 4, 5, device="meta"),
+        ember.empty(2, 6, 7, 2, device="meta"),
+        align_corners=True,
+    )
     assert y.shape == (2, 3, 6, 7) and y.device.type == "meta"
 
 
@@ -390,22 +493,25 @@ def test_grid_sample_and_affine_grid_warn_without_align_corners():
 
 
 @needs_torch
-@pytest.mark.parametrize("xs,gs,kw", [
-    ((2, 3, 4, 5), (3, 3, 3, 2), {}),
-    ((2, 3, 4, 5), (2, 3, 3, 3), {}),
-    ((2, 3, 4, 5), (2, 3, 3), {}),
-    ((3, 4, 5), (2, 3, 3, 2), {}),
-    ((2, 3, 4, 5), (2, 3, 3, 3, 2), {}),
-    ((2, 3, 4, 5, 6, 7), (2, 3, 3, 3, 3, 4), {}),
-    ((2, 3, 4), (2, 3, 1), {}),
-    ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"mode": "bicubic"}),
-    ((2, 3, 0, 5), (2, 3, 3, 2), {}),
-    ((2, 3, 4, 5), (2, 3, 3, 2), {"mode": "foo"}),
-    ((2, 3, 4, 5), (2, 3, 3, 2), {"padding_mode": "foo"}),
-    ((2, 3, 4, 5), (2, 3, 3, 2), {"grid_dtype": np.float32}),
-    ((2, 3, 4, 5), (2, 3, 3, 2), {"dtype": np.int64}),
-    ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"dtype": np.int64}),
-])
+@pytest.mark.parametrize(
+    "xs,gs,kw",
+    [
+        ((2, 3, 4, 5), (3, 3, 3, 2), {}),
+        ((2, 3, 4, 5), (2, 3, 3, 3), {}),
+        ((2, 3, 4, 5), (2, 3, 3), {}),
+        ((3, 4, 5), (2, 3, 3, 2), {}),
+        ((2, 3, 4, 5), (2, 3, 3, 3, 2), {}),
+        ((2, 3, 4, 5, 6, 7), (2, 3, 3, 3, 3, 4), {}),
+        ((2, 3, 4), (2, 3, 1), {}),
+        ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"mode": "bicubic"}),
+        ((2, 3, 0, 5), (2, 3, 3, 2), {}),
+        ((2, 3, 4, 5), (2, 3, 3, 2), {"mode": "foo"}),
+        ((2, 3, 4, 5), (2, 3, 3, 2), {"padding_mode": "foo"}),
+        ((2, 3, 4, 5), (2, 3, 3, 2), {"grid_dtype": np.float32}),
+        ((2, 3, 4, 5), (2, 3, 3, 2), {"dtype": np.int64}),
+        ((2, 3, 4, 5, 6), (2, 3, 3, 3, 3), {"dtype": np.int64}),
+    ],
+)
 def test_grid_sample_errors_match_torch(xs, gs, kw):
     kw = dict(kw)
     dt = kw.pop("dtype", np.float64)
@@ -418,8 +524,14 @@ def test_grid_sample_errors_match_torch(xs, gs, kw):
     assert str(got.value).startswith(str(expected.value))
 
 
-AFFINE_SIZES = [(2, 3, 4, 5), (2, 1, 3, 4, 5), (2, 3, 1, 1), (2, 3, 1, 4), (2, 3, 1, 1, 2),
-                [2, 3, 4, 5]]
+AFFINE_SIZES = [
+    (2, 3, 4, 5),
+    (2, 1, 3, 4, 5),
+    (2, 3, 1, 1),
+    (2, 3, 1, 4),
+    (2, 3, 1, 1, 2),
+    [2, 3, 4, 5],
+]
 
 
 @needs_torch
@@ -446,7 +558,8 @@ def test_affine_grid_gradcheck_and_into_grid_sample():
     assert ember.autograd.gradcheck(lambda t: F.affine_grid(t, (2, 3, 4, 5), False), (th,))
     assert ember.autograd.gradcheck(
         lambda t: F.grid_sample(x, F.affine_grid(t, (2, 3, 4, 5), False), align_corners=False),
-        (th,))
+        (th,),
+    )
     # the identity map samples the input back (at pixel centres)
     eye = ember.tensor(np.tile(np.eye(2, 3), (2, 1, 1)))
     y = F.grid_sample(x, F.affine_grid(eye, (2, 3, 5, 6), True), align_corners=True)
@@ -454,10 +567,19 @@ def test_affine_grid_gradcheck_and_into_grid_sample():
 
 
 @needs_torch
-@pytest.mark.parametrize("shape,size", [((2, 2, 3), (2, 3, 4)), ((2, 2, 3), (2, 3, 4, 5, 6)),
-                                        ((2, 3, 4), (2, 3, 4, 5)), ((2, 2, 3), (2, 3, 0, 5)),
-                                        ((2, 2, 3), (3, 3, 4, 5)), ((1, 2, 3), (2, 3, 4, 5)),
-                                        ((2, 3), (2, 3, 4, 5)), ("int", (2, 3, 4, 5))])
+@pytest.mark.parametrize(
+    "shape,size",
+    [
+        ((2, 2, 3), (2, 3, 4)),
+        ((2, 2, 3), (2, 3, 4, 5, 6)),
+        ((2, 3, 4), (2, 3, 4, 5)),
+        ((2, 2, 3), (2, 3, 0, 5)),
+        ((2, 2, 3), (3, 3, 4, 5)),
+        ((1, 2, 3), (2, 3, 4, 5)),
+        ((2, 3), (2, 3, 4, 5)),
+        ("int", (2, 3, 4, 5)),
+    ],
+)
 def test_affine_grid_errors_match_torch(shape, size):
     th = np.zeros((2, 2, 3), np.int64) if shape == "int" else np.zeros(shape)
     with pytest.raises(Exception) as expected:

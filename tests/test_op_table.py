@@ -105,8 +105,14 @@ def assert_close(a, b, rtol, atol, what):
         if a.dtype == bool or b.dtype == bool or a.dtype.kind in "iu":
             np.testing.assert_array_equal(a, b, err_msg=what)
         else:
-            np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol,
-                                       atol=atol, equal_nan=True, err_msg=what)
+            np.testing.assert_allclose(
+                a.astype(np.float64),
+                b.astype(np.float64),
+                rtol=rtol,
+                atol=atol,
+                equal_nan=True,
+                err_msg=what,
+            )
     else:
         assert a == b or (a != a and b != b), f"{what}: {a!r} != {b!r}"
 
@@ -212,7 +218,8 @@ def test_dtypes_match_torch(row, idx, sample, dtype):
     for k, (g, w) in enumerate(zip(got, want)):
         if isinstance(w, torch.Tensor):
             assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], (
-                f"{row.name} output {k}: dtype {g.dtype}, torch gives {w.dtype}")
+                f"{row.name} output {k}: dtype {g.dtype}, torch gives {w.dtype}"
+            )
         assert_close(g, w, rtol, atol, f"{row.name} output {k} ({dtype})")
 
 
@@ -233,15 +240,16 @@ def test_parity_with_torch_float64(row, idx, sample):
     if not grad or not leaves:
         return
     rng = _rng(row, idx + 1000)
-    outs = [(g, w) for g, w in zip(got, want)
-            if isinstance(w, torch.Tensor) and w.requires_grad]
+    outs = [(g, w) for g, w in zip(got, want) if isinstance(w, torch.Tensor) and w.requires_grad]
     if not outs:
         return
     gouts = [rng.standard_normal(w.shape) for _, w in outs]
-    eg = ember.autograd.grad([g for g, _ in outs], leaves,
-                             [ember.tensor(x) for x in gouts], allow_unused=True)
-    tg = torch.autograd.grad([w for _, w in outs], tleaves,
-                             [torch.from_numpy(x) for x in gouts], allow_unused=True)
+    eg = ember.autograd.grad(
+        [g for g, _ in outs], leaves, [ember.tensor(x) for x in gouts], allow_unused=True
+    )
+    tg = torch.autograd.grad(
+        [w for _, w in outs], tleaves, [torch.from_numpy(x) for x in gouts], allow_unused=True
+    )
     for k, (a, b) in enumerate(zip(eg, tg)):
         if b is None:
             assert a is None or not np.any(to_np(a)), f"{row.name}: grad {k} should be None"

@@ -13,8 +13,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 SHAPES = [(3, 4), (4,), ()]
 SGD_CASES = [
@@ -33,8 +34,11 @@ ADAM_CASES = [
     {"lr": 0.05, "amsgrad": True},
     {"lr": 0.05, "maximize": True, "weight_decay": 0.1, "amsgrad": True},
 ]
-CASES = ([("SGD", kw) for kw in SGD_CASES] + [("Adam", kw) for kw in ADAM_CASES]
-         + [("AdamW", kw) for kw in ADAM_CASES])
+CASES = (
+    [("SGD", kw) for kw in SGD_CASES]
+    + [("Adam", kw) for kw in ADAM_CASES]
+    + [("AdamW", kw) for kw in ADAM_CASES]
+)
 
 
 def _to_torch(x):
@@ -50,8 +54,10 @@ def _to_ember(x):
 
 
 def _convert(sd, fn):
-    return {"state": {i: {k: fn(v) for k, v in s.items()} for i, s in sd["state"].items()},
-            "param_groups": [dict(g) for g in sd["param_groups"]]}
+    return {
+        "state": {i: {k: fn(v) for k, v in s.items()} for i, s in sd["state"].items()},
+        "param_groups": [dict(g) for g in sd["param_groups"]],
+    }
 
 
 def _pair(seed=0, shapes=SHAPES):
@@ -101,8 +107,13 @@ def _assert_same(ep, tp, eo, to, rtol=1e-10):
     b = np.concatenate([np.ravel(x).astype(np.float64) for x in theirs])
     if not np.allclose(a, b, rtol=rtol, atol=1e-13):
         for n, x, y in zip(names, ours, theirs):
-            np.testing.assert_allclose(np.asarray(x, dtype=np.float64), y.astype(np.float64),
-                                       rtol=rtol, atol=1e-13, err_msg=n)
+            np.testing.assert_allclose(
+                np.asarray(x, dtype=np.float64),
+                y.astype(np.float64),
+                rtol=rtol,
+                atol=1e-13,
+                err_msg=n,
+            )
 
 
 def _assert_same_error(make):
@@ -138,8 +149,7 @@ def test_trajectory_matches_torch(name, kwargs, grouped):
 
 @needs_torch
 @pytest.mark.parametrize("direction", ["torch_to_ember", "ember_to_torch"])
-@pytest.mark.parametrize("name,kwargs", [CASES[1], CASES[3], CASES[len(SGD_CASES) + 3],
-                                         CASES[-1]])
+@pytest.mark.parametrize("name,kwargs", [CASES[1], CASES[3], CASES[len(SGD_CASES) + 3], CASES[-1]])
 def test_state_dict_round_trip_with_torch(name, kwargs, direction):
     ep, tp = _pair()
     eo = getattr(ember.optim, name)(_groups(ep, True), **kwargs)
@@ -176,8 +186,9 @@ def test_state_dict_layout_matches_torch():
     to.step()
     esd, tsd = eo.state_dict(), to.state_dict()
     assert esd["param_groups"] == tsd["param_groups"]
-    assert {i: sorted(s) for i, s in esd["state"].items()} == \
-        {i: sorted(s) for i, s in tsd["state"].items()}
+    assert {i: sorted(s) for i, s in esd["state"].items()} == {
+        i: sorted(s) for i, s in tsd["state"].items()
+    }
     assert float(esd["state"][0]["step"]) == 1.0
 
 
@@ -195,27 +206,31 @@ def test_load_state_dict_copies_buffers():
 
 
 @needs_torch
-@pytest.mark.parametrize("make", [
-    lambda lib, p: lib.optim.SGD([p], lr=-1),
-    lambda lib, p: lib.optim.SGD([p], lr=0.1, momentum=-0.5),
-    lambda lib, p: lib.optim.SGD([p], lr=0.1, weight_decay=-1),
-    lambda lib, p: lib.optim.SGD([p], lr=0.1, nesterov=True),
-    lambda lib, p: lib.optim.SGD([p], lr=0.1, momentum=0.9, dampening=0.1, nesterov=True),
-    lambda lib, p: lib.optim.Adam([p], lr=-1),
-    lambda lib, p: lib.optim.Adam([p], eps=-1),
-    lambda lib, p: lib.optim.Adam([p], betas=(1.0, 0.9)),
-    lambda lib, p: lib.optim.Adam([p], betas=(0.9, -0.1)),
-    lambda lib, p: lib.optim.AdamW([p], weight_decay=-1),
-    lambda lib, p: lib.optim.SGD(p, lr=0.1),
-    lambda lib, p: lib.optim.SGD([], lr=0.1),
-    lambda lib, p: lib.optim.SGD([p * 2], lr=0.1),
-    lambda lib, p: lib.optim.SGD([1], lr=0.1),
-    lambda lib, p: lib.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1),
-    lambda lib, p: lib.optim.SGD([p]).add_param_group([p]),
-    lambda lib, p: lib.optim.SGD([p]).load_state_dict({"state": {}, "param_groups": []}),
-    lambda lib, p: lib.optim.SGD([p]).load_state_dict(
-        {"state": {}, "param_groups": [{"params": [0, 1]}]}),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, p: lib.optim.SGD([p], lr=-1),
+        lambda lib, p: lib.optim.SGD([p], lr=0.1, momentum=-0.5),
+        lambda lib, p: lib.optim.SGD([p], lr=0.1, weight_decay=-1),
+        lambda lib, p: lib.optim.SGD([p], lr=0.1, nesterov=True),
+        lambda lib, p: lib.optim.SGD([p], lr=0.1, momentum=0.9, dampening=0.1, nesterov=True),
+        lambda lib, p: lib.optim.Adam([p], lr=-1),
+        lambda lib, p: lib.optim.Adam([p], eps=-1),
+        lambda lib, p: lib.optim.Adam([p], betas=(1.0, 0.9)),
+        lambda lib, p: lib.optim.Adam([p], betas=(0.9, -0.1)),
+        lambda lib, p: lib.optim.AdamW([p], weight_decay=-1),
+        lambda lib, p: lib.optim.SGD(p, lr=0.1),
+        lambda lib, p: lib.optim.SGD([], lr=0.1),
+        lambda lib, p: lib.optim.SGD([p * 2], lr=0.1),
+        lambda lib, p: lib.optim.SGD([1], lr=0.1),
+        lambda lib, p: lib.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1),
+        lambda lib, p: lib.optim.SGD([p]).add_param_group([p]),
+        lambda lib, p: lib.optim.SGD([p]).load_state_dict({"state": {}, "param_groups": []}),
+        lambda lib, p: lib.optim.SGD([p]).load_state_dict(
+            {"state": {}, "param_groups": [{"params": [0, 1]}]}
+        ),
+    ],
+)
 def test_errors_match_torch(make):
     _assert_same_error(make)
 

@@ -19,8 +19,9 @@ try:
     from torch.optim import optimizer as topt
 except ImportError:  # pragma: no cover - CI installs torch
     torch = topt = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def _lib(name):
@@ -52,14 +53,17 @@ def _step_hook_log(name):
     log = []
 
     def hook(tag):
-        return lambda o, args, kwargs: log.append((tag, _describe(args, o), kwargs and
-                                                   _describe(kwargs, o)))
+        return lambda o, args, kwargs: log.append(
+            (tag, _describe(args, o), kwargs and _describe(kwargs, o))
+        )
 
-    handles = [mod.register_optimizer_step_pre_hook(hook("global pre")),
-               mod.register_optimizer_step_post_hook(hook("global post")),
-               opt.register_step_post_hook(hook("post 1")),
-               opt.register_step_pre_hook(hook("pre 1")),
-               opt.register_step_pre_hook(hook("pre 2"))]
+    handles = [
+        mod.register_optimizer_step_pre_hook(hook("global pre")),
+        mod.register_optimizer_step_post_hook(hook("global post")),
+        opt.register_step_post_hook(hook("post 1")),
+        opt.register_step_pre_hook(hook("pre 1")),
+        opt.register_step_pre_hook(hook("pre 2")),
+    ]
     try:
         opt.step()
         opt.step(closure=lambda: 1.0)
@@ -111,9 +115,13 @@ def test_pre_hook_bad_return_raises_as_torch(bad):
 
 
 def _optimizer_classes():
-    return [getattr(ember.optim, n) for n in ember.optim.__all__
-            if n != "Optimizer" and isinstance(getattr(ember.optim, n), type)
-            and issubclass(getattr(ember.optim, n), ember.optim.Optimizer)]
+    return [
+        getattr(ember.optim, n)
+        for n in ember.optim.__all__
+        if n != "Optimizer"
+        and isinstance(getattr(ember.optim, n), type)
+        and issubclass(getattr(ember.optim, n), ember.optim.Optimizer)
+    ]
 
 
 @pytest.mark.parametrize("cls", _optimizer_classes(), ids=lambda c: c.__name__)
@@ -209,7 +217,8 @@ def _load_hook_log(name):
     opt.register_load_state_dict_pre_hook(pre_replace)
     opt.register_load_state_dict_pre_hook(pre_edit, prepend=True)
     opt.register_load_state_dict_post_hook(
-        lambda o: log.append(("post a", o.param_groups[0]["lr"])))
+        lambda o: log.append(("post a", o.param_groups[0]["lr"]))
+    )
     opt.register_load_state_dict_post_hook(lambda o: log.append(("post b",)), prepend=True)
     opt.load_state_dict(saved)
     group = opt.param_groups[0]
@@ -264,8 +273,7 @@ LOAD_CASES = {
     "no state": lambda sd: {"param_groups": sd["param_groups"]},
     "not a dict": lambda sd: 5,
     "group count": lambda sd: {**sd, "param_groups": sd["param_groups"] * 2},
-    "group size": lambda sd: {**sd, "param_groups": [{**sd["param_groups"][0],
-                                                      "params": [0, 1]}]},
+    "group size": lambda sd: {**sd, "param_groups": [{**sd["param_groups"][0], "params": [0, 1]}]},
 }
 
 
@@ -291,10 +299,21 @@ def test_load_state_dict_extra_and_missing_group_keys_match_torch():
         opt = optim.Adam([p], lr=0.1)
         # an extra key is kept; a missing key the optimizer knows a default for comes back,
         # others stay missing; state of an index with no parameter is kept as it is
-        opt.load_state_dict({"state": {7: {"note": 1}},
-                             "param_groups": [{"params": [0], "lr": 0.3, "extra": "x",
-                                               "betas": (0.8, 0.9), "eps": 1e-8,
-                                               "weight_decay": 0}]})
+        opt.load_state_dict(
+            {
+                "state": {7: {"note": 1}},
+                "param_groups": [
+                    {
+                        "params": [0],
+                        "lr": 0.3,
+                        "extra": "x",
+                        "betas": (0.8, 0.9),
+                        "eps": 1e-8,
+                        "weight_decay": 0,
+                    }
+                ],
+            }
+        )
         group = {k: v for k, v in opt.param_groups[0].items() if k != "params"}
         groups.append((group, dict(opt.state), opt.defaults.get("differentiable")))
     assert groups[0] == groups[1]
@@ -310,14 +329,20 @@ def test_zero_grad_matches_torch(set_to_none):
         x = lib.nn.Parameter(lib.tensor([1.0, 2.0], dtype=lib.float64))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch's note on the cycle create_graph makes
-            (x ** 3).sum().backward(create_graph=True)  # a grad with history
+            (x**3).sum().backward(create_graph=True)  # a grad with history
         c = lib.nn.Parameter(lib.zeros(2, dtype=lib.float64))  # no grad at all
         opt = optim.SGD([a, b, x, c], lr=0.1)
         grad = x.grad
         opt.zero_grad(set_to_none=set_to_none)
-        results.append([None if q.grad is None else (q.grad.tolist(), q.grad.requires_grad,
-                                                      q.grad.grad_fn is None)
-                        for q in (a, b, x, c)] + [x.grad is grad if x.grad is not None else None])
+        results.append(
+            [
+                None
+                if q.grad is None
+                else (q.grad.tolist(), q.grad.requires_grad, q.grad.grad_fn is None)
+                for q in (a, b, x, c)
+            ]
+            + [x.grad is grad if x.grad is not None else None]
+        )
     assert results[0] == results[1]
 
 
@@ -348,8 +373,12 @@ def test_add_param_group_errors_match_torch(case):
 
 @needs_torch
 def test_constructor_errors_match_torch():
-    cases = [lambda lib: [], lambda lib: lib.ones(2), lambda lib: {_param(lib)},
-             lambda lib: [_param(lib), {"params": [_param(lib)]}]]
+    cases = [
+        lambda lib: [],
+        lambda lib: lib.ones(2),
+        lambda lib: {_param(lib)},
+        lambda lib: [_param(lib), {"params": [_param(lib)]}],
+    ]
     for make in cases:
         ours = _outcome(ember.optim.SGD, make(ember), 0.1)
         ref = _outcome(torch.optim.SGD, make(torch), 0.1)

@@ -16,8 +16,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((24, 3))
@@ -92,8 +93,14 @@ def _run(lib, mod, problem, kwargs, steps, dtype=np.float64):
     for _ in range(steps):
         loss = opt.step(closure)
         st = opt.state[params[0]]
-        out.append((loss.item(), [p.detach().numpy().copy() for p in params],
-                    st["func_evals"], st["n_iter"]))
+        out.append(
+            (
+                loss.item(),
+                [p.detach().numpy().copy() for p in params],
+                st["func_evals"],
+                st["n_iter"],
+            )
+        )
     return out
 
 
@@ -114,8 +121,10 @@ def _to_ember(v):
 
 
 def _convert(sd, fn):
-    return {"state": {i: {k: fn(v) for k, v in s.items()} for i, s in sd["state"].items()},
-            "param_groups": [dict(g) for g in sd["param_groups"]]}
+    return {
+        "state": {i: {k: fn(v) for k, v in s.items()} for i, s in sd["state"].items()},
+        "param_groups": [dict(g) for g in sd["param_groups"]],
+    }
 
 
 @needs_torch
@@ -200,19 +209,23 @@ def test_state_dict_round_trip_with_torch(direction):
         le, lt = oe.step(ce), ot.step(ct)
         np.testing.assert_allclose(le.item(), lt.item(), rtol=1e-10)
         for e, t in zip(pe, pt):
-            np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-9,
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                e.detach().numpy(), t.detach().numpy(), rtol=1e-9, atol=1e-12
+            )
     assert oe.state[pe[0]]["func_evals"] == ot.state[pt[0]]["func_evals"]
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [
-    {"tolerance_grad": 1e3},  # already optimal: one evaluation, no iteration
-    {"tolerance_change": 1e3},  # the loss change is below tolerance after one iteration
-    {"tolerance_change": 1e3, "line_search_fn": "strong_wolfe"},
-    {"max_eval": 2},
-    {"max_iter": 1},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"tolerance_grad": 1e3},  # already optimal: one evaluation, no iteration
+        {"tolerance_change": 1e3},  # the loss change is below tolerance after one iteration
+        {"tolerance_change": 1e3, "line_search_fn": "strong_wolfe"},
+        {"max_eval": 2},
+        {"max_iter": 1},
+    ],
+)
 def test_tolerance_exits_match_torch(kwargs):
     ours = _run(ember, ember.optim, "least_squares", kwargs, steps=2)
     ref = _run(torch, torch.optim, "least_squares", kwargs, steps=2)
@@ -303,8 +316,9 @@ def _error(make):
 
 
 @needs_torch
-@pytest.mark.parametrize("case", ["lr", "lr_tensor", "groups", "no_closure", "line_search",
-                                  "added_group"])
+@pytest.mark.parametrize(
+    "case", ["lr", "lr_tensor", "groups", "no_closure", "line_search", "added_group"]
+)
 def test_errors_match_torch(case):
     def make(lib, mod):
         x = lib.nn.Parameter(lib.ones(2, dtype=lib.float64))

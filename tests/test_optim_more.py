@@ -39,20 +39,27 @@ CASES = [
     ("NAdam", {}),
     ("NAdam", {"lr": 0.05, "betas": (0.3, 0.9), "momentum_decay": 0.05, "eps": 1e-4}),
     ("NAdam", {"lr": 0.05, "weight_decay": 0.1}),
-    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True,
-               "maximize": True}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
     ("RAdam", {}),
     ("RAdam", {"lr": 0.05, "betas": (0.3, 0.5)}),  # rho_t > 5 from step 1... and never above
     ("RAdam", {"lr": 0.05, "betas": (0.8, 0.9), "eps": 1e-3}),  # switches to rectified at t=6
     ("RAdam", {"lr": 0.05, "weight_decay": 0.1}),
-    ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True,
-               "maximize": True}),
+    ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
     ("RMSprop", {}),
     ("RMSprop", {"lr": 0.01, "alpha": 0.3, "eps": 1e-3}),
     ("RMSprop", {"lr": 0.01, "momentum": 0.9}),
     ("RMSprop", {"lr": 0.01, "centered": True}),
-    ("RMSprop", {"lr": 0.01, "centered": True, "alpha": 0.4, "momentum": 0.5,
-                 "weight_decay": 0.1, "maximize": True}),
+    (
+        "RMSprop",
+        {
+            "lr": 0.01,
+            "centered": True,
+            "alpha": 0.4,
+            "momentum": 0.5,
+            "weight_decay": 0.1,
+            "maximize": True,
+        },
+    ),
     ("Adagrad", {}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.05, "initial_accumulator_value": 0.3}),
     ("Adagrad", {"lr": 0.1, "weight_decay": 0.1, "eps": 1e-3, "maximize": True}),
@@ -210,8 +217,10 @@ def test_float32_parameters_match_torch(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_signature_matches_torch(name):
     def described(cls):
-        return [(p.name, p.kind, p.default)
-                for p in inspect.signature(cls.__init__).parameters.values()]
+        return [
+            (p.name, p.kind, p.default) for p in inspect.signature(cls.__init__).parameters.values()
+        ]
+
     assert described(getattr(ember.optim, name)) == described(getattr(torch.optim, name))
 
 
@@ -225,30 +234,63 @@ def test_repr_matches_torch(name):
 
 @needs_torch
 def test_repr_of_two_groups_matches_torch():
-    e = ember.optim.Adamax([{"params": [ember.nn.Parameter(ember.ones(1))]},
-                            {"params": [ember.nn.Parameter(ember.ones(1))], "lr": 0.5}])
-    t = torch.optim.Adamax([{"params": [torch.nn.Parameter(torch.ones(1))]},
-                            {"params": [torch.nn.Parameter(torch.ones(1))], "lr": 0.5}])
+    e = ember.optim.Adamax(
+        [
+            {"params": [ember.nn.Parameter(ember.ones(1))]},
+            {"params": [ember.nn.Parameter(ember.ones(1))], "lr": 0.5},
+        ]
+    )
+    t = torch.optim.Adamax(
+        [
+            {"params": [torch.nn.Parameter(torch.ones(1))]},
+            {"params": [torch.nn.Parameter(torch.ones(1))], "lr": 0.5},
+        ]
+    )
     assert repr(e) == repr(t)
 
 
 # Bad hyper-parameter values: torch's exception and exact message.
 ARGUMENT_ERRORS = [
-    ("Adamax", {"lr": -1}), ("Adamax", {"eps": -1}), ("Adamax", {"betas": (1.0, 0.9)}),
-    ("Adamax", {"betas": (0.9, -0.1)}), ("Adamax", {"weight_decay": -1}), ("NAdam", {"lr": -0.5}),
-    ("NAdam", {"eps": -1e-8}), ("NAdam", {"betas": (-0.1, 0.9)}), ("NAdam", {"betas": (0.9, 1.0)}),
-    ("NAdam", {"weight_decay": -1}), ("NAdam", {"momentum_decay": -1}), ("RAdam", {"lr": -1}),
-    ("RAdam", {"eps": -1}), ("RAdam", {"betas": (1.5, 0.9)}), ("RAdam", {"betas": (0.9, 1.5)}),
-    ("RAdam", {"weight_decay": -0.1}), ("RMSprop", {"lr": -1}), ("RMSprop", {"eps": -1}),
-    ("RMSprop", {"momentum": -1}), ("RMSprop", {"weight_decay": -1}), ("RMSprop", {"alpha": -1}),
-    ("Adagrad", {"lr": -1}), ("Adagrad", {"lr_decay": -1}), ("Adagrad", {"weight_decay": -1}),
-    ("Adagrad", {"initial_accumulator_value": -1}), ("Adagrad", {"eps": -1}),
-    ("Adadelta", {"lr": -1}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"rho": -0.5}),
-    ("Adadelta", {"eps": -1}), ("Adadelta", {"weight_decay": -1}), ("Rprop", {"lr": -1}),
-    ("Rprop", {"etas": (0.0, 1.2)}), ("Rprop", {"etas": (0.5, 1.0)}),
-    ("Rprop", {"etas": (1.0, 1.2)}), ("ASGD", {"lr": -1}), ("ASGD", {"weight_decay": -1}),
+    ("Adamax", {"lr": -1}),
+    ("Adamax", {"eps": -1}),
+    ("Adamax", {"betas": (1.0, 0.9)}),
+    ("Adamax", {"betas": (0.9, -0.1)}),
+    ("Adamax", {"weight_decay": -1}),
+    ("NAdam", {"lr": -0.5}),
+    ("NAdam", {"eps": -1e-8}),
+    ("NAdam", {"betas": (-0.1, 0.9)}),
+    ("NAdam", {"betas": (0.9, 1.0)}),
+    ("NAdam", {"weight_decay": -1}),
+    ("NAdam", {"momentum_decay": -1}),
+    ("RAdam", {"lr": -1}),
+    ("RAdam", {"eps": -1}),
+    ("RAdam", {"betas": (1.5, 0.9)}),
+    ("RAdam", {"betas": (0.9, 1.5)}),
+    ("RAdam", {"weight_decay": -0.1}),
+    ("RMSprop", {"lr": -1}),
+    ("RMSprop", {"eps": -1}),
+    ("RMSprop", {"momentum": -1}),
+    ("RMSprop", {"weight_decay": -1}),
+    ("RMSprop", {"alpha": -1}),
+    ("Adagrad", {"lr": -1}),
+    ("Adagrad", {"lr_decay": -1}),
+    ("Adagrad", {"weight_decay": -1}),
+    ("Adagrad", {"initial_accumulator_value": -1}),
+    ("Adagrad", {"eps": -1}),
+    ("Adadelta", {"lr": -1}),
+    ("Adadelta", {"rho": 1.5}),
+    ("Adadelta", {"rho": -0.5}),
+    ("Adadelta", {"eps": -1}),
+    ("Adadelta", {"weight_decay": -1}),
+    ("Rprop", {"lr": -1}),
+    ("Rprop", {"etas": (0.0, 1.2)}),
+    ("Rprop", {"etas": (0.5, 1.0)}),
+    ("Rprop", {"etas": (1.0, 1.2)}),
+    ("ASGD", {"lr": -1}),
+    ("ASGD", {"weight_decay": -1}),
     # several bad values: the first in torch's order is reported
-    ("RMSprop", {"alpha": -1, "eps": -1}), ("Adagrad", {"eps": -1, "lr_decay": -1}),
+    ("RMSprop", {"alpha": -1, "eps": -1}),
+    ("Adagrad", {"eps": -1, "lr_decay": -1}),
     ("NAdam", {"momentum_decay": -1, "betas": (0.9, 2.0)}),
 ]
 
@@ -260,25 +302,38 @@ def test_argument_errors_match_torch(name, kwargs):
 
 
 @needs_torch
-@pytest.mark.parametrize("make", [
-    lambda lib, p: lib.optim.Adamax([p], lr=lib.tensor([0.1, 0.2])),
-    lambda lib, p: lib.optim.Adamax([p], 0.1, (0.9, 0.99), 1e-8, 0, None, 1),
-    lambda lib, p: lib.optim.NAdam(p),
-    lambda lib, p: lib.optim.Rprop([]),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, p: lib.optim.Adamax([p], lr=lib.tensor([0.1, 0.2])),
+        lambda lib, p: lib.optim.Adamax([p], 0.1, (0.9, 0.99), 1e-8, 0, None, 1),
+        lambda lib, p: lib.optim.NAdam(p),
+        lambda lib, p: lib.optim.Rprop([]),
+    ],
+)
 def test_errors_match_torch(make):
     _assert_same_error(make)
 
 
-@pytest.mark.parametrize("name,flags", [
-    ("Adamax", {"capturable": True}), ("Adamax", {"differentiable": True}),
-    ("NAdam", {"capturable": True}), ("RAdam", {"differentiable": True}),
-    ("RMSprop", {"capturable": True}), ("Adagrad", {"fused": True}),
-    ("Adagrad", {"differentiable": True}), ("Adadelta", {"capturable": True}),
-    ("Rprop", {"differentiable": True}), ("ASGD", {"capturable": True}),
-    ("SGD", {"fused": True}), ("SGD", {"differentiable": True}), ("Adam", {"capturable": True}),
-    ("AdamW", {"fused": True}),
-])
+@pytest.mark.parametrize(
+    "name,flags",
+    [
+        ("Adamax", {"capturable": True}),
+        ("Adamax", {"differentiable": True}),
+        ("NAdam", {"capturable": True}),
+        ("RAdam", {"differentiable": True}),
+        ("RMSprop", {"capturable": True}),
+        ("Adagrad", {"fused": True}),
+        ("Adagrad", {"differentiable": True}),
+        ("Adadelta", {"capturable": True}),
+        ("Rprop", {"differentiable": True}),
+        ("ASGD", {"capturable": True}),
+        ("SGD", {"fused": True}),
+        ("SGD", {"differentiable": True}),
+        ("Adam", {"capturable": True}),
+        ("AdamW", {"fused": True}),
+    ],
+)
 def test_unsupported_flags_raise(name, flags):
     p = ember.nn.Parameter(ember.ones(2))
     flag = next(iter(flags))
@@ -300,10 +355,23 @@ def test_setstate_fills_missing_flags_and_tensorizes_scalars(name):
     for opt in (eo, to):
         state = copy.copy(opt.__getstate__())
         state["param_groups"] = [
-            {k: v for k, v in g.items()
-             if k not in ("foreach", "maximize", "differentiable", "capturable", "fused",
-                          "decoupled_weight_decay", "momentum", "centered")}
-            for g in opt.param_groups]
+            {
+                k: v
+                for k, v in g.items()
+                if k
+                not in (
+                    "foreach",
+                    "maximize",
+                    "differentiable",
+                    "capturable",
+                    "fused",
+                    "decoupled_weight_decay",
+                    "momentum",
+                    "centered",
+                )
+            }
+            for g in opt.param_groups
+        ]
         for st in state["state"].values():
             for k in scalars:
                 st[k] = float(st[k])
@@ -311,8 +379,9 @@ def test_setstate_fills_missing_flags_and_tensorizes_scalars(name):
         fresh.__setstate__(state)
         restored.append(fresh)
     enew, tnew = restored
-    assert ([{k: v for k, v in g.items() if k != "params"} for g in enew.param_groups]
-            == [{k: v for k, v in g.items() if k != "params"} for g in tnew.param_groups])
+    assert [{k: v for k, v in g.items() if k != "params"} for g in enew.param_groups] == [
+        {k: v for k, v in g.items() if k != "params"} for g in tnew.param_groups
+    ]
     for e, t in zip(ep[:-1], tp[:-1]):
         for k in scalars:
             assert isinstance(enew.state[e][k], ember.Tensor)
@@ -336,8 +405,9 @@ def test_adagrad_state_exists_from_construction_like_torch():
     t_extra.grad = torch.full((3,), 0.5, dtype=torch.float64)
     eo.step()
     to.step()
-    np.testing.assert_allclose(eo.state[e_extra]["sum"].numpy(), to.state[t_extra]["sum"].numpy(),
-                               rtol=0)
+    np.testing.assert_allclose(
+        eo.state[e_extra]["sum"].numpy(), to.state[t_extra]["sum"].numpy(), rtol=0
+    )
     np.testing.assert_allclose(e_extra.detach().numpy(), t_extra.detach().numpy(), rtol=1e-15)
 
 
@@ -381,11 +451,20 @@ def test_tensor_lr_matches_torch(name):
 
 
 @needs_torch
-@pytest.mark.parametrize("name,kwargs", [
-    ("Adamax", {"weight_decay": 0.1}), ("NAdam", {"maximize": True}), ("RAdam", {}),
-    ("RMSprop", {"centered": True, "momentum": 0.9}), ("RMSprop", {}), ("Adagrad", {}),
-    ("Adadelta", {}), ("Rprop", {}), ("ASGD", {"t0": 2}),
-])
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        ("Adamax", {"weight_decay": 0.1}),
+        ("NAdam", {"maximize": True}),
+        ("RAdam", {}),
+        ("RMSprop", {"centered": True, "momentum": 0.9}),
+        ("RMSprop", {}),
+        ("Adagrad", {}),
+        ("Adadelta", {}),
+        ("Rprop", {}),
+        ("ASGD", {"t0": 2}),
+    ],
+)
 def test_large_parameters_updated_in_blocks_match_torch(name, kwargs):
     """Parameters larger than one block (updated block by block), one with a non-contiguous
     gradient (updated whole)."""

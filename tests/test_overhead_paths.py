@@ -38,8 +38,9 @@ def _grads(out, leaves, create_graph=False):
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
 @pytest.mark.parametrize("bias", [True, False])
-@pytest.mark.parametrize("needs", [(True, True, True), (False, True, True), (True, False, False),
-                                   (False, False, True)])
+@pytest.mark.parametrize(
+    "needs", [(True, True, True), (False, True, True), (True, False, False), (False, False, True)]
+)
 def test_linear_inline_node_matches_apply(dtype, bias, needs):
     x = _leaf((5, 4), dtype, needs[0])
     w = _leaf((3, 4), dtype, needs[1])
@@ -56,9 +57,11 @@ def test_linear_inline_node_matches_apply(dtype, bias, needs):
     assert type(nf) is type(ns)
     assert nf.needs_input_grad == ns.needs_input_grad
     assert [e if e is None else e[1:] for e in nf._next] == [
-        e if e is None else e[1:] for e in ns._next]
+        e if e is None else e[1:] for e in ns._next
+    ]
     assert [e if e is None else e[0] for e in nf._next] == [
-        e if e is None else e[0] for e in ns._next]
+        e if e is None else e[0] for e in ns._next
+    ]
     assert nf._out_meta == tuple(ns._out_meta) or list(nf._out_meta) == list(ns._out_meta)
     assert [s[0] for s in nf._saved] == [s[0] for s in ns._saved]
     leaves = [t for t in (x, w, b) if t is not None and t.requires_grad]
@@ -250,7 +253,12 @@ def test_saved_output_matches_the_general_save():
     ref = _save(y._data, (x,), (x._data,), (y._data,), (y,))
     assert s.__class__ is ref.__class__ is _SavedOutput
     assert (s.data is ref.data, s.vc is ref.vc, s.version, s.nr, s.requires_grad) == (
-        True, True, ref.version, ref.nr, ref.requires_grad)
+        True,
+        True,
+        ref.version,
+        ref.nr,
+        ref.requires_grad,
+    )
     (g,) = ember.autograd.grad(y.sum(), x)
     np.testing.assert_allclose(_np(g), np.exp(_np(x)))
 
@@ -296,8 +304,9 @@ def test_sequential_runs_child_hooks_and_overridden_calls():
     assert calls == ["call", "pre", "call", "bw"]
     for h in (h1, h2, h3):
         h.remove()
-    h4 = nn.modules.module.register_module_forward_hook(lambda mod, inp, out: calls.append(
-        type(mod).__name__))
+    h4 = nn.modules.module.register_module_forward_hook(
+        lambda mod, inp, out: calls.append(type(mod).__name__)
+    )
     try:
         m(x)
     finally:

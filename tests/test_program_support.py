@@ -12,20 +12,24 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 @needs_torch
-@pytest.mark.parametrize("call", [
-    lambda m, x: x.new_zeros(2, 3),
-    lambda m, x: x.new_zeros((2, 3)),
-    lambda m, x: x.new_ones(4),
-    lambda m, x: x.new_ones((1, 2), dtype=m.int64),
-    lambda m, x: x.new_full((2, 2), 7),
-    lambda m, x: x.new_full([3], 2.5, dtype=m.float32),
-    lambda m, x: x.new_zeros(()),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.new_zeros(2, 3),
+        lambda m, x: x.new_zeros((2, 3)),
+        lambda m, x: x.new_ones(4),
+        lambda m, x: x.new_ones((1, 2), dtype=m.int64),
+        lambda m, x: x.new_full((2, 2), 7),
+        lambda m, x: x.new_full([3], 2.5, dtype=m.float32),
+        lambda m, x: x.new_zeros(()),
+    ],
+)
 def test_new_methods_match_torch(call):
     ours = call(ember, ember.ones(2, dtype=ember.float64))
     theirs = call(torch, torch.ones(2, dtype=torch.float64))
@@ -48,8 +52,9 @@ def test_new_methods_follow_device_and_requires_grad():
 
 
 @needs_torch
-@pytest.mark.parametrize("row, col, offset", [(3, 3, 0), (3, 4, 1), (4, 3, -1), (0, 3, 0),
-                                              (5, 5, 7), (5, 5, -9)])
+@pytest.mark.parametrize(
+    "row, col, offset", [(3, 3, 0), (3, 4, 1), (4, 3, -1), (0, 3, 0), (5, 5, 7), (5, 5, -9)]
+)
 @pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
 def test_triangle_indices_match_torch(name, row, col, offset):
     ours = getattr(ember, name)(row, col, offset)

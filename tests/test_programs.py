@@ -23,8 +23,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-pytestmark = pytest.mark.skipif(torch is None,
-                                reason="torch is the reference for these tests (pip install torch)")
+pytestmark = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for these tests (pip install torch)"
+)
 
 RTOL, ATOL = 1e-8, 1e-10
 
@@ -58,8 +59,10 @@ def load(source: str, lib, **overrides) -> dict:
             return resolve(name) if fromlist else top
         return builtins.__import__(name, globals, locals, fromlist, level)
 
-    ns = {"__name__": f"program_{lib.__name__}",
-          "__builtins__": {**builtins.__dict__, "__import__": _import}}
+    ns = {
+        "__name__": f"program_{lib.__name__}",
+        "__builtins__": {**builtins.__dict__, "__import__": _import},
+    }
     filename = f"<program on {lib.__name__}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # dont_inherit: the program gets no __future__ flags from this file (annotations stay real)
@@ -78,8 +81,9 @@ def no_dropout(model):
 
 def copy_weights(src, dst):
     """torch model -> ember model, through state_dict and NumPy."""
-    dst.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
-                         for k, v in src.state_dict().items()})
+    dst.load_state_dict(
+        {k: ember.from_numpy(v.detach().numpy().copy()) for k, v in src.state_dict().items()}
+    )
 
 
 def e(a):
@@ -99,8 +103,9 @@ def close(ours, theirs, what, rtol=RTOL, atol=ATOL):
         np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, err_msg=what)
         return
     assert tuple(ours.shape) == tuple(theirs.shape), (what, ours.shape, theirs.shape)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
-                               atol=atol, err_msg=what)
+    np.testing.assert_allclose(
+        ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol, err_msg=what
+    )
 
 
 def close_grads(me, mt, rtol=RTOL, atol=ATOL):
@@ -137,7 +142,7 @@ def pair(source, factory="make_model", *args, **overrides):
     mt = nt[factory](*args)
     me = ne[factory](*args)
     models = (me, mt) if not isinstance(mt, tuple) else tuple(zip(me, mt))
-    for a, b in ([models] if not isinstance(mt, tuple) else models):
+    for a, b in [models] if not isinstance(mt, tuple) else models:
         no_dropout(b.double())
         no_dropout(a.double())
         copy_weights(b, a)
@@ -226,8 +231,10 @@ def test_dcgan():
 
 def test_vae():
     noise = rng.standard_normal((4, 20))
-    fixed = {"ember": {"randn_like": lambda std: e(noise)},
-             "torch": {"randn_like": lambda std: t(noise)}}
+    fixed = {
+        "ember": {"randn_like": lambda std: e(noise)},
+        "torch": {"randn_like": lambda std: t(noise)},
+    }
     ne, nt, (me, mt) = pair(sources.VAE, "make_model", **fixed)
     x = 1 / (1 + np.exp(-rng.standard_normal((4, 1, 28, 28))))
     for step in range(3):

@@ -43,8 +43,12 @@ def test_default_generator_is_seeded_from_the_os():
     # (torch 2.13: two fresh processes report different initial_seed()).
     code = "import ember; print(ember.initial_seed(), ember.rand(1).item())"
     root = Path(__file__).resolve().parents[1]
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, cwd=root).stdout.split() for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+        ).stdout.split()
+        for _ in range(2)
+    ]
     seeds = [int(r[0]) for r in runs]
     assert seeds[0] != seeds[1] and 67280421310721 not in seeds
     assert runs[0][1] != runs[1][1]
@@ -56,11 +60,23 @@ def test_manual_seed_returns_default_generator_and_reproduces():
     g = ember.manual_seed(123)
     assert g is ember.default_generator
     assert ember.initial_seed() == 123
-    a = (ember.rand(4), ember.randn(3), ember.randint(0, 100, (5,)), ember.randperm(7),
-         ember.empty(3).uniform_(), ember.empty(3).exponential_())
+    a = (
+        ember.rand(4),
+        ember.randn(3),
+        ember.randint(0, 100, (5,)),
+        ember.randperm(7),
+        ember.empty(3).uniform_(),
+        ember.empty(3).exponential_(),
+    )
     ember.manual_seed(123)
-    b = (ember.rand(4), ember.randn(3), ember.randint(0, 100, (5,)), ember.randperm(7),
-         ember.empty(3).uniform_(), ember.empty(3).exponential_())
+    b = (
+        ember.rand(4),
+        ember.randn(3),
+        ember.randint(0, 100, (5,)),
+        ember.randperm(7),
+        ember.empty(3).uniform_(),
+        ember.empty(3).exponential_(),
+    )
     for x, y in zip(a, b, strict=True):
         assert np.array_equal(np_(x), np_(y))
     ember.manual_seed(124)
@@ -84,8 +100,9 @@ def test_generator_manual_seed_returns_self_and_streams_are_independent():
     assert np.array_equal(np_(ember.rand(3)), np_(d1))
 
 
-@pytest.mark.parametrize("seed,expected", [(-1, 2**64 - 1), (-5, 2**64 - 5), (2**64 - 1, 2**64 - 1),
-                                           (0, 0)])
+@pytest.mark.parametrize(
+    "seed,expected", [(-1, 2**64 - 1), (-5, 2**64 - 5), (2**64 - 1, 2**64 - 1), (0, 0)]
+)
 def test_manual_seed_wraps_negative_seeds(seed, expected):
     assert ember.Generator().manual_seed(seed).initial_seed() == expected
 
@@ -192,14 +209,15 @@ def test_size_forms(fn):
         fn(2, 3.0)
 
 
-@pytest.mark.parametrize("fn,kernel", [(ember.rand, "check_uniform_bounds"),
-                                       (ember.randn, "normal_kernel_cpu")])
+@pytest.mark.parametrize(
+    "fn,kernel", [(ember.rand, "check_uniform_bounds"), (ember.randn, "normal_kernel_cpu")]
+)
 def test_rand_randn_dtypes(fn, kernel):
     assert fn(3).dtype is ember.float32
     for dt in (ember.float16, ember.float32, ember.float64):
         assert fn(3, dtype=dt).dtype is dt
     for dt, name in ((ember.int64, "Long"), (ember.bool, "Bool"), (ember.uint8, "Byte")):
-        with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented for \'{name}\''):
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for '{name}'"):
             fn(3, dtype=dt)
     old = ember.get_default_dtype()
     ember.set_default_dtype(ember.float64)
@@ -331,19 +349,35 @@ def test_out_argument():
 def test_meta_device_draws_nothing():
     ember.manual_seed(3)
     before = ember.get_rng_state().numpy().copy()
-    outs = [ember.rand(2, 3, device="meta"), ember.randn(4, device="meta"),
-            ember.randint(0, 5, (2,), device="meta"), ember.randperm(6, device="meta"),
-            ember.normal(0.0, 1.0, (3,), device="meta"),
-            ember.normal(ember.zeros(3, device="meta"), 1.0),
-            ember.bernoulli(ember.ones(3, device="meta")),
-            ember.multinomial(ember.ones(2, 4, device="meta"), 3),
-            ember.poisson(ember.ones(3, device="meta")),
-            ember.empty(3, device="meta").uniform_(),
-            ember.empty(3, device="meta").random_(5),
-            ember.rand_like(ember.zeros(2, device="meta"))]
+    outs = [
+        ember.rand(2, 3, device="meta"),
+        ember.randn(4, device="meta"),
+        ember.randint(0, 5, (2,), device="meta"),
+        ember.randperm(6, device="meta"),
+        ember.normal(0.0, 1.0, (3,), device="meta"),
+        ember.normal(ember.zeros(3, device="meta"), 1.0),
+        ember.bernoulli(ember.ones(3, device="meta")),
+        ember.multinomial(ember.ones(2, 4, device="meta"), 3),
+        ember.poisson(ember.ones(3, device="meta")),
+        ember.empty(3, device="meta").uniform_(),
+        ember.empty(3, device="meta").random_(5),
+        ember.rand_like(ember.zeros(2, device="meta")),
+    ]
     assert all(o.is_meta for o in outs)
-    assert [tuple(o.shape) for o in outs] == [(2, 3), (4,), (2,), (6,), (3,), (3,), (3,), (2, 3),
-                                              (3,), (3,), (3,), (2,)]
+    assert [tuple(o.shape) for o in outs] == [
+        (2, 3),
+        (4,),
+        (2,),
+        (6,),
+        (3,),
+        (3,),
+        (3,),
+        (2, 3),
+        (3,),
+        (3,),
+        (3,),
+        (2,),
+    ]
     assert outs[2].dtype is ember.int64 and outs[7].dtype is ember.int64
     assert np.array_equal(ember.get_rng_state().numpy(), before)
     with ember.device("meta"):
@@ -394,8 +428,11 @@ def test_normal_errors():
         ember.normal(ember.ones(3, dtype=ember.int64), 1.0)
     with pytest.raises(NotImplementedError, match="Long"):
         ember.normal(0.0, ember.ones(3, dtype=ember.int64))
-    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of "
-                                           r"tensor b \(6\) at non-singleton dimension 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size of tensor a \(3\) must match the size of "
+        r"tensor b \(6\) at non-singleton dimension 1",
+    ):
         ember.normal(ember.zeros(2, 3), ember.ones(6))
     with pytest.raises(TypeError):
         ember.normal(0.0, 1.0)
@@ -421,15 +458,19 @@ def test_bernoulli():
 
 
 def test_bernoulli_errors():
-    with pytest.raises(NotImplementedError, match="bernoulli_tensor_cpu_p_\" not implemented "
-                                                  "for 'Long'"):
+    with pytest.raises(
+        NotImplementedError, match="bernoulli_tensor_cpu_p_\" not implemented for 'Long'"
+    ):
         ember.bernoulli(ember.ones(3, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
         ember.bernoulli(ember.tensor([1.5]))
     with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
         ember.bernoulli(ember.tensor([float("nan")]))
-    with pytest.raises(RuntimeError, match=r"bernoulli_ expects p to be in \[0, 1\], but got "
-                                           r"p=1.5"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"bernoulli_ expects p to be in \[0, 1\], but got "
+        r"p=1.5",
+    ):
         ember.bernoulli(ember.ones(3), 1.5)
 
 
@@ -463,22 +504,38 @@ def test_multinomial_without_replacement():
     _close((first == 2).mean(), 0.7, math.sqrt(0.21 / 20000))
 
 
-@pytest.mark.parametrize("call,exc,msg", [
-    (lambda: ember.multinomial(ember.ones(2, 2, 2), 1), RuntimeError, "prob_dist must be 1 or 2"),
-    (lambda: ember.multinomial(ember.tensor(1.0), 1), RuntimeError, "prob_dist must be 1 or 2"),
-    (lambda: ember.multinomial(ember.ones(3, dtype=ember.int64), 1), RuntimeError,
-     "only supports floating-point dtypes for input, got: Long"),
-    (lambda: ember.multinomial(ember.ones(3), 0), RuntimeError, "n_sample <= 0"),
-    (lambda: ember.multinomial(ember.ones(3), 4), RuntimeError,
-     r"n_sample > prob_dist.size\(-1\)"),
-    (lambda: ember.multinomial(ember.tensor([1.0, -1.0]), 1), RuntimeError, "element < 0"),
-    (lambda: ember.multinomial(ember.tensor([float("nan"), 1.0]), 1), RuntimeError, "nan"),
-    (lambda: ember.multinomial(ember.tensor([float("inf"), 1.0]), 1), RuntimeError, "inf"),
-    (lambda: ember.multinomial(ember.tensor([0.0, 0.0]), 1), RuntimeError, "sum of prob"),
-    (lambda: ember.multinomial(ember.tensor([[1.0, 0.0], [0.0, 0.0]]), 1, True), RuntimeError,
-     "sum of prob"),
-    (lambda: ember.multinomial(ember.ones(0), 1, True), RuntimeError, "sum of prob"),
-])
+@pytest.mark.parametrize(
+    "call,exc,msg",
+    [
+        (
+            lambda: ember.multinomial(ember.ones(2, 2, 2), 1),
+            RuntimeError,
+            "prob_dist must be 1 or 2",
+        ),
+        (lambda: ember.multinomial(ember.tensor(1.0), 1), RuntimeError, "prob_dist must be 1 or 2"),
+        (
+            lambda: ember.multinomial(ember.ones(3, dtype=ember.int64), 1),
+            RuntimeError,
+            "only supports floating-point dtypes for input, got: Long",
+        ),
+        (lambda: ember.multinomial(ember.ones(3), 0), RuntimeError, "n_sample <= 0"),
+        (
+            lambda: ember.multinomial(ember.ones(3), 4),
+            RuntimeError,
+            r"n_sample > prob_dist.size\(-1\)",
+        ),
+        (lambda: ember.multinomial(ember.tensor([1.0, -1.0]), 1), RuntimeError, "element < 0"),
+        (lambda: ember.multinomial(ember.tensor([float("nan"), 1.0]), 1), RuntimeError, "nan"),
+        (lambda: ember.multinomial(ember.tensor([float("inf"), 1.0]), 1), RuntimeError, "inf"),
+        (lambda: ember.multinomial(ember.tensor([0.0, 0.0]), 1), RuntimeError, "sum of prob"),
+        (
+            lambda: ember.multinomial(ember.tensor([[1.0, 0.0], [0.0, 0.0]]), 1, True),
+            RuntimeError,
+            "sum of prob",
+        ),
+        (lambda: ember.multinomial(ember.ones(0), 1, True), RuntimeError, "sum of prob"),
+    ],
+)
 def test_multinomial_errors(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
@@ -502,19 +559,34 @@ def test_poisson():
 
 # ---- in-place fills --------------------------------------------------------------------------
 FILLS = {
-    "uniform_": ((2.0, 5.0), lambda x: (x.min() >= 2.0 and x.max() < 5.0, x.mean(), 3.5,
-                                        math.sqrt(0.75 / N))),
+    "uniform_": (
+        (2.0, 5.0),
+        lambda x: (x.min() >= 2.0 and x.max() < 5.0, x.mean(), 3.5, math.sqrt(0.75 / N)),
+    ),
     "normal_": ((1.0, 3.0), lambda x: (True, x.mean(), 1.0, 3 / math.sqrt(N))),
     "exponential_": ((2.0,), lambda x: (x.min() >= 0, x.mean(), 0.5, 0.5 / math.sqrt(N))),
-    "geometric_": ((0.25,), lambda x: (x.min() >= 1 and np.all(x == np.round(x)), x.mean(), 4.0,
-                                       math.sqrt(0.75) / 0.25 / math.sqrt(N))),
-    "log_normal_": ((0.5, 0.25), lambda x: (x.min() > 0, np.median(x), math.exp(0.5),
-                                            0.01 * math.exp(0.5))),
+    "geometric_": (
+        (0.25,),
+        lambda x: (
+            x.min() >= 1 and np.all(x == np.round(x)),
+            x.mean(),
+            4.0,
+            math.sqrt(0.75) / 0.25 / math.sqrt(N),
+        ),
+    ),
+    "log_normal_": (
+        (0.5, 0.25),
+        lambda x: (x.min() > 0, np.median(x), math.exp(0.5), 0.01 * math.exp(0.5)),
+    ),
     "cauchy_": ((1.0, 2.0), lambda x: (True, np.median(x), 1.0, 2.0 * 1.6 / math.sqrt(N))),
-    "bernoulli_": ((0.2,), lambda x: (set(np.unique(x)) <= {0.0, 1.0}, x.mean(), 0.2,
-                                      0.4 / math.sqrt(N))),
-    "random_": ((3, 9), lambda x: (x.min() == 3 and x.max() == 8, x.mean(), 5.5,
-                                   1.8 / math.sqrt(N))),
+    "bernoulli_": (
+        (0.2,),
+        lambda x: (set(np.unique(x)) <= {0.0, 1.0}, x.mean(), 0.2, 0.4 / math.sqrt(N)),
+    ),
+    "random_": (
+        (3, 9),
+        lambda x: (x.min() == 3 and x.max() == 8, x.mean(), 5.5, 1.8 / math.sqrt(N)),
+    ),
 }
 
 
@@ -555,8 +627,14 @@ def test_fill_writes_through_views():
 
 def test_fill_on_leaf_requiring_grad_raises_outside_no_grad():
     x = ember.ones(3, requires_grad=True)
-    for call in (lambda: x.uniform_(), lambda: x.normal_(), lambda: x.bernoulli_(0.5),
-                 lambda: x.random_(5), lambda: x.exponential_(), lambda: x.cauchy_()):
+    for call in (
+        lambda: x.uniform_(),
+        lambda: x.normal_(),
+        lambda: x.bernoulli_(0.5),
+        lambda: x.random_(5),
+        lambda: x.exponential_(),
+        lambda: x.cauchy_(),
+    ):
         with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             call()
     assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
@@ -565,19 +643,22 @@ def test_fill_on_leaf_requiring_grad_raises_outside_no_grad():
     assert x.requires_grad and x.is_leaf and min(x.tolist()) >= 5.0
 
 
-@pytest.mark.parametrize("call,node", [
-    (lambda y: y.uniform_(), "UniformBackward0"),
-    (lambda y: y.normal_(), "NormalBackward0"),
-    (lambda y: y.bernoulli_(0.5), "BernoulliBackward2"),
-    (lambda y: y.bernoulli_(ember.tensor(0.5)), "BernoulliBackward1"),
-    (lambda y: y.random_(), "RandomBackward2"),
-    (lambda y: y.random_(5), "RandomBackward1"),
-    (lambda y: y.random_(1, 5), "RandomBackward0"),
-    (lambda y: y.exponential_(), "ExponentialBackward0"),
-    (lambda y: y.geometric_(0.5), "GeometricBackward0"),
-    (lambda y: y.log_normal_(), "LogNormalBackward0"),
-    (lambda y: y.cauchy_(), "CauchyBackward0"),
-])
+@pytest.mark.parametrize(
+    "call,node",
+    [
+        (lambda y: y.uniform_(), "UniformBackward0"),
+        (lambda y: y.normal_(), "NormalBackward0"),
+        (lambda y: y.bernoulli_(0.5), "BernoulliBackward2"),
+        (lambda y: y.bernoulli_(ember.tensor(0.5)), "BernoulliBackward1"),
+        (lambda y: y.random_(), "RandomBackward2"),
+        (lambda y: y.random_(5), "RandomBackward1"),
+        (lambda y: y.random_(1, 5), "RandomBackward0"),
+        (lambda y: y.exponential_(), "ExponentialBackward0"),
+        (lambda y: y.geometric_(0.5), "GeometricBackward0"),
+        (lambda y: y.log_normal_(), "LogNormalBackward0"),
+        (lambda y: y.cauchy_(), "CauchyBackward0"),
+    ],
+)
 def test_fill_on_non_leaf_has_zero_gradient(call, node):
     x = ember.ones(3, requires_grad=True)
     y = x * 2
@@ -588,13 +669,16 @@ def test_fill_on_non_leaf_has_zero_gradient(call, node):
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("call,node", [
-    (lambda x: ember.normal(x, 1.0), "NormalBackward1"),
-    (lambda x: ember.normal(0.0, x), "NormalBackward2"),
-    (lambda x: ember.normal(x, x), "NormalBackward3"),
-    (lambda x: ember.bernoulli(x * 0.5), "BernoulliBackward0"),
-    (lambda x: ember.poisson(x), "PoissonBackward0"),
-])
+@pytest.mark.parametrize(
+    "call,node",
+    [
+        (lambda x: ember.normal(x, 1.0), "NormalBackward1"),
+        (lambda x: ember.normal(0.0, x), "NormalBackward2"),
+        (lambda x: ember.normal(x, x), "NormalBackward3"),
+        (lambda x: ember.bernoulli(x * 0.5), "BernoulliBackward0"),
+        (lambda x: ember.poisson(x), "PoissonBackward0"),
+    ],
+)
 def test_sampling_from_tensors_has_zero_gradient(call, node):
     x = ember.ones(3, requires_grad=True)
     y = call(x)
@@ -606,9 +690,14 @@ def test_sampling_from_tensors_has_zero_gradient(call, node):
 
 def test_outputs_without_grad_inputs_do_not_require_grad():
     x = ember.ones(3)
-    for y in (ember.normal(x, 1.0), ember.bernoulli(x * 0.5), ember.poisson(x),
-              ember.rand_like(x), ember.multinomial(x, 2),
-              ember.ones(3, requires_grad=True).bernoulli(0.5)):
+    for y in (
+        ember.normal(x, 1.0),
+        ember.bernoulli(x * 0.5),
+        ember.poisson(x),
+        ember.rand_like(x),
+        ember.multinomial(x, 2),
+        ember.ones(3, requires_grad=True).bernoulli(0.5),
+    ):
         assert not y.requires_grad
 
 
@@ -635,16 +724,19 @@ def test_random_semantics_by_dtype():
     assert set(r.tolist()) == {7.0, 8.0}
 
 
-@pytest.mark.parametrize("dt,args,msg", [
-    (ember.bool, (5,), "to - 1 is out of bounds for bool"),
-    (ember.int8, (129,), "to - 1 is out of bounds for signed char"),
-    (ember.int8, (-129, 0), "from is out of bounds for signed char"),
-    (ember.int32, (2**40,), "to - 1 is out of bounds for int"),
-    (ember.float16, (2**24 + 1,), r"to - 1 is out of bounds for c10::Half"),
-    (ember.float32, (5, 5), "from=5 >= to=5"),
-    (ember.int64, (-1,), "from=0 >= to=-1"),
-    (ember.int64, (0,), "from=0 >= to=0"),
-])
+@pytest.mark.parametrize(
+    "dt,args,msg",
+    [
+        (ember.bool, (5,), "to - 1 is out of bounds for bool"),
+        (ember.int8, (129,), "to - 1 is out of bounds for signed char"),
+        (ember.int8, (-129, 0), "from is out of bounds for signed char"),
+        (ember.int32, (2**40,), "to - 1 is out of bounds for int"),
+        (ember.float16, (2**24 + 1,), r"to - 1 is out of bounds for c10::Half"),
+        (ember.float32, (5, 5), "from=5 >= to=5"),
+        (ember.int64, (-1,), "from=0 >= to=-1"),
+        (ember.int64, (0,), "from=0 >= to=0"),
+    ],
+)
 def test_random_errors(dt, args, msg):
     with pytest.raises(RuntimeError, match=msg):
         ember.zeros(3, dtype=dt).random_(*args)
@@ -655,30 +747,48 @@ def test_random_float_precision_warning():
         ember.zeros(3).random_(2**24 + 2)
 
 
-@pytest.mark.parametrize("call,exc,msg", [
-    (lambda: ember.zeros(3, dtype=ember.int64).uniform_(), NotImplementedError,
-     "check_uniform_bounds\" not implemented for 'Long'"),
-    (lambda: ember.zeros(3).uniform_(2, 1), RuntimeError,
-     r"uniform_ expects to return a \[from, to\) range, but found from=2 > to=1"),
-    (lambda: ember.zeros(3, dtype=ember.uint8).normal_(), NotImplementedError, "Byte"),
-    (lambda: ember.zeros(3).normal_(0, -1), RuntimeError, "found std -1"),
-    (lambda: ember.zeros(3).bernoulli_(1.5), RuntimeError, "p=1.5"),
-    (lambda: ember.zeros(3).bernoulli_(float("nan")), RuntimeError, "p=nan"),
-    (lambda: ember.zeros(3).bernoulli_(ember.tensor([1.5, 0, 0])), RuntimeError, "p_in"),
-    (lambda: ember.zeros(3).bernoulli_(ember.ones(2)), RuntimeError, "expanded size"),
-    (lambda: ember.zeros(3).bernoulli_(ember.ones(3, dtype=ember.int64)), NotImplementedError,
-     "Long"),
-    (lambda: ember.zeros(3).exponential_(0), RuntimeError, "lambda > 0.0, but found lambda=0"),
-    (lambda: ember.zeros(3, dtype=ember.int64).exponential_(), RuntimeError,
-     "you specified Long"),
-    (lambda: ember.zeros(3).geometric_(1), RuntimeError, r"p to be in \(0, 1\), but got p=1"),
-    (lambda: ember.zeros(3, dtype=ember.bool).geometric_(0.5), NotImplementedError, "Bool"),
-    (lambda: ember.zeros(3).log_normal_(0, -1), RuntimeError, "std > 0.0, but found std=-1"),
-    (lambda: ember.zeros(3, dtype=ember.int64).log_normal_(), NotImplementedError, "Long"),
-    (lambda: ember.zeros(3).cauchy_(0, -1), RuntimeError, "sigma > 0.0, but found sigma=-1"),
-    (lambda: ember.zeros(3, dtype=ember.int64).cauchy_(), RuntimeError,
-     "you specified long int"),
-])
+@pytest.mark.parametrize(
+    "call,exc,msg",
+    [
+        (
+            lambda: ember.zeros(3, dtype=ember.int64).uniform_(),
+            NotImplementedError,
+            "check_uniform_bounds\" not implemented for 'Long'",
+        ),
+        (
+            lambda: ember.zeros(3).uniform_(2, 1),
+            RuntimeError,
+            r"uniform_ expects to return a \[from, to\) range, but found from=2 > to=1",
+        ),
+        (lambda: ember.zeros(3, dtype=ember.uint8).normal_(), NotImplementedError, "Byte"),
+        (lambda: ember.zeros(3).normal_(0, -1), RuntimeError, "found std -1"),
+        (lambda: ember.zeros(3).bernoulli_(1.5), RuntimeError, "p=1.5"),
+        (lambda: ember.zeros(3).bernoulli_(float("nan")), RuntimeError, "p=nan"),
+        (lambda: ember.zeros(3).bernoulli_(ember.tensor([1.5, 0, 0])), RuntimeError, "p_in"),
+        (lambda: ember.zeros(3).bernoulli_(ember.ones(2)), RuntimeError, "expanded size"),
+        (
+            lambda: ember.zeros(3).bernoulli_(ember.ones(3, dtype=ember.int64)),
+            NotImplementedError,
+            "Long",
+        ),
+        (lambda: ember.zeros(3).exponential_(0), RuntimeError, "lambda > 0.0, but found lambda=0"),
+        (
+            lambda: ember.zeros(3, dtype=ember.int64).exponential_(),
+            RuntimeError,
+            "you specified Long",
+        ),
+        (lambda: ember.zeros(3).geometric_(1), RuntimeError, r"p to be in \(0, 1\), but got p=1"),
+        (lambda: ember.zeros(3, dtype=ember.bool).geometric_(0.5), NotImplementedError, "Bool"),
+        (lambda: ember.zeros(3).log_normal_(0, -1), RuntimeError, "std > 0.0, but found std=-1"),
+        (lambda: ember.zeros(3, dtype=ember.int64).log_normal_(), NotImplementedError, "Long"),
+        (lambda: ember.zeros(3).cauchy_(0, -1), RuntimeError, "sigma > 0.0, but found sigma=-1"),
+        (
+            lambda: ember.zeros(3, dtype=ember.int64).cauchy_(),
+            RuntimeError,
+            "you specified long int",
+        ),
+    ],
+)
 def test_fill_errors(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
@@ -695,43 +805,82 @@ def test_integer_fills():
 
 # ---- parity with torch -----------------------------------------------------------------------
 PARITY = [
-    "m.rand(2, 3)", "m.rand(2, dtype=m.float64)", "m.rand((), dtype=m.float16)",
-    "m.randn(3, requires_grad=True)", "m.randint(10, (3,))", "m.randint(3, 10, (2, 2))",
-    "m.randint(10, (3,), dtype=m.float32)", "m.randint(0, 5, (2,), dtype=m.uint8)",
-    "m.randint_like(m.ones(3, dtype=m.int32), 10)", "m.randint_like(m.ones(3), 2, 10)",
-    "m.randperm(5)", "m.randperm(5, dtype=m.float32)",
-    "m.normal(m.ones(3), 1.0)", "m.normal(m.ones(3, requires_grad=True), 1.0)",
-    "m.normal(0.0, m.ones(3, dtype=m.float64))", "m.normal(m.zeros(2, 1), m.ones(3))",
-    "m.normal(m.ones(3, requires_grad=True), m.ones(3))", "m.normal(0.0, 1.0, (2, 3))",
-    "m.normal(0, 1, (2,), dtype=m.float64)", "m.normal(m.ones(3).half(), m.ones(3))",
-    "m.bernoulli(m.full((3,), 0.5))", "m.bernoulli(m.full((3,), 0.5, requires_grad=True))",
+    "m.rand(2, 3)",
+    "m.rand(2, dtype=m.float64)",
+    "m.rand((), dtype=m.float16)",
+    "m.randn(3, requires_grad=True)",
+    "m.randint(10, (3,))",
+    "m.randint(3, 10, (2, 2))",
+    "m.randint(10, (3,), dtype=m.float32)",
+    "m.randint(0, 5, (2,), dtype=m.uint8)",
+    "m.randint_like(m.ones(3, dtype=m.int32), 10)",
+    "m.randint_like(m.ones(3), 2, 10)",
+    "m.randperm(5)",
+    "m.randperm(5, dtype=m.float32)",
+    "m.normal(m.ones(3), 1.0)",
+    "m.normal(m.ones(3, requires_grad=True), 1.0)",
+    "m.normal(0.0, m.ones(3, dtype=m.float64))",
+    "m.normal(m.zeros(2, 1), m.ones(3))",
+    "m.normal(m.ones(3, requires_grad=True), m.ones(3))",
+    "m.normal(0.0, 1.0, (2, 3))",
+    "m.normal(0, 1, (2,), dtype=m.float64)",
+    "m.normal(m.ones(3).half(), m.ones(3))",
+    "m.bernoulli(m.full((3,), 0.5))",
+    "m.bernoulli(m.full((3,), 0.5, requires_grad=True))",
     "m.bernoulli(m.ones(3, dtype=m.int64), 0.5)",
-    "m.multinomial(m.ones(4), 2)", "m.multinomial(m.ones(2, 4), 5, True)",
-    "m.poisson(m.ones(3, requires_grad=True))", "m.rand_like(m.ones(2, dtype=m.float64))",
+    "m.multinomial(m.ones(4), 2)",
+    "m.multinomial(m.ones(2, 4), 5, True)",
+    "m.poisson(m.ones(3, requires_grad=True))",
+    "m.rand_like(m.ones(2, dtype=m.float64))",
     "m.randn_like(m.ones(2), dtype=m.float16)",
-    "m.ones(3).uniform_()", "m.ones(3, dtype=m.int8).random_()", "m.ones(3).random_(4)",
-    "m.zeros(3, dtype=m.uint8).geometric_(0.5)", "m.zeros(3, dtype=m.int64).bernoulli_(0.5)",
+    "m.ones(3).uniform_()",
+    "m.ones(3, dtype=m.int8).random_()",
+    "m.ones(3).random_(4)",
+    "m.zeros(3, dtype=m.uint8).geometric_(0.5)",
+    "m.zeros(3, dtype=m.int64).bernoulli_(0.5)",
     "(m.ones(3, requires_grad=True) * 1).cauchy_()",
-    "m.rand(2, 3, device='meta')", "m.randint(0, 3, (4,), device='meta')",
+    "m.rand(2, 3, device='meta')",
+    "m.randint(0, 3, (4,), device='meta')",
     "m.zeros(3, device='meta').normal_()",
     # errors
-    "m.rand(2, dtype=m.int64)", "m.randn(2, dtype=m.bool)", "m.randint(10, 3)",
-    "m.randint(5, 5, (3,))", "m.randint(-3, 10, (3,), dtype=m.uint8)",
-    "m.randint(10, (3,), requires_grad=True)", "m.randperm(-1)", "m.randperm(300, dtype=m.uint8)",
-    "m.normal(m.ones(3), -1.0)", "m.normal(m.ones(3), -m.ones(3))", "m.normal(0.0, 1.0)",
-    "m.normal(m.ones(3, dtype=m.int64), 1.0)", "m.normal(m.zeros(2, 3), m.ones(5))",
-    "m.bernoulli(m.tensor([1.5]))", "m.bernoulli(m.ones(3), 1.5)",
-    "m.bernoulli(m.ones(3, dtype=m.int64))", "m.multinomial(m.ones(2, 2, 2), 1)",
-    "m.multinomial(m.ones(3, dtype=m.int64), 1)", "m.multinomial(m.ones(3), 0)",
-    "m.multinomial(m.ones(3), 4)", "m.multinomial(m.tensor([1.0, -1.0]), 1)",
-    "m.multinomial(m.tensor([0.0, 0.0]), 1)", "m.poisson(-m.ones(2))",
-    "m.poisson(m.ones(2, dtype=m.int64))", "m.ones(3, dtype=m.int64).uniform_()",
-    "m.ones(3).uniform_(2, 1)", "m.ones(3).normal_(0, -1)", "m.ones(3).exponential_(0)",
-    "m.ones(3, dtype=m.int64).exponential_()", "m.ones(3).geometric_(1)",
-    "m.ones(3).log_normal_(0, -1)", "m.ones(3, dtype=m.bool).log_normal_()",
-    "m.ones(3).cauchy_(0, -1)", "m.ones(3, dtype=m.int64).cauchy_()",
-    "m.ones(3, dtype=m.bool).random_(5)", "m.ones(3, dtype=m.int8).random_(-129, 0)",
-    "m.ones(3).random_(5, 5)", "m.ones(3, requires_grad=True).uniform_()",
+    "m.rand(2, dtype=m.int64)",
+    "m.randn(2, dtype=m.bool)",
+    "m.randint(10, 3)",
+    "m.randint(5, 5, (3,))",
+    "m.randint(-3, 10, (3,), dtype=m.uint8)",
+    "m.randint(10, (3,), requires_grad=True)",
+    "m.randperm(-1)",
+    "m.randperm(300, dtype=m.uint8)",
+    "m.normal(m.ones(3), -1.0)",
+    "m.normal(m.ones(3), -m.ones(3))",
+    "m.normal(0.0, 1.0)",
+    "m.normal(m.ones(3, dtype=m.int64), 1.0)",
+    "m.normal(m.zeros(2, 3), m.ones(5))",
+    "m.bernoulli(m.tensor([1.5]))",
+    "m.bernoulli(m.ones(3), 1.5)",
+    "m.bernoulli(m.ones(3, dtype=m.int64))",
+    "m.multinomial(m.ones(2, 2, 2), 1)",
+    "m.multinomial(m.ones(3, dtype=m.int64), 1)",
+    "m.multinomial(m.ones(3), 0)",
+    "m.multinomial(m.ones(3), 4)",
+    "m.multinomial(m.tensor([1.0, -1.0]), 1)",
+    "m.multinomial(m.tensor([0.0, 0.0]), 1)",
+    "m.poisson(-m.ones(2))",
+    "m.poisson(m.ones(2, dtype=m.int64))",
+    "m.ones(3, dtype=m.int64).uniform_()",
+    "m.ones(3).uniform_(2, 1)",
+    "m.ones(3).normal_(0, -1)",
+    "m.ones(3).exponential_(0)",
+    "m.ones(3, dtype=m.int64).exponential_()",
+    "m.ones(3).geometric_(1)",
+    "m.ones(3).log_normal_(0, -1)",
+    "m.ones(3, dtype=m.bool).log_normal_()",
+    "m.ones(3).cauchy_(0, -1)",
+    "m.ones(3, dtype=m.int64).cauchy_()",
+    "m.ones(3, dtype=m.bool).random_(5)",
+    "m.ones(3, dtype=m.int8).random_(-129, 0)",
+    "m.ones(3).random_(5, 5)",
+    "m.ones(3, requires_grad=True).uniform_()",
     "m.ones(3).bernoulli_(m.ones(2))",
 ]
 
@@ -743,8 +892,7 @@ def _describe(m, expr):
         msg = str(e).split("  (Could this error message be improved?")[0]
         return ("error", type(e), msg)
     fn = type(r.grad_fn).__name__ if r.grad_fn is not None else None
-    return ("ok", str(r.dtype).split(".")[-1], tuple(r.shape), r.requires_grad, fn,
-            r.device.type)
+    return ("ok", str(r.dtype).split(".")[-1], tuple(r.shape), r.requires_grad, fn, r.device.type)
 
 
 @pytest.mark.parametrize("expr", PARITY)

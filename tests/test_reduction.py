@@ -46,18 +46,21 @@ def _close(a, b, tol=1e-10):
 X = [[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]
 
 
-@pytest.mark.parametrize("name,call,dim,reduces", [
-    ("max", lambda x: ember.max(x, 1), 1, True),
-    ("min", lambda x: x.min(dim=0), 0, True),
-    ("sort", lambda x: x.sort(), -1, False),
-    ("topk", lambda x: x.topk(2), -1, False),
-    ("kthvalue", lambda x: x.kthvalue(2), -1, True),
-    ("median", lambda x: x.median(1), 1, True),
-    ("nanmedian", lambda x: x.nanmedian(1), 1, True),
-    ("mode", lambda x: x.mode(), -1, True),
-    ("cummax", lambda x: x.cummax(1), 1, False),
-    ("cummin", lambda x: ember.cummin(x, 0), 0, False),
-])
+@pytest.mark.parametrize(
+    "name,call,dim,reduces",
+    [
+        ("max", lambda x: ember.max(x, 1), 1, True),
+        ("min", lambda x: x.min(dim=0), 0, True),
+        ("sort", lambda x: x.sort(), -1, False),
+        ("topk", lambda x: x.topk(2), -1, False),
+        ("kthvalue", lambda x: x.kthvalue(2), -1, True),
+        ("median", lambda x: x.median(1), 1, True),
+        ("nanmedian", lambda x: x.nanmedian(1), 1, True),
+        ("mode", lambda x: x.mode(), -1, True),
+        ("cummax", lambda x: x.cummax(1), 1, False),
+        ("cummin", lambda x: ember.cummin(x, 0), 0, False),
+    ],
+)
 def test_values_indices_named_tuple(name, call, dim, reduces):
     r = call(_t(X))
     assert isinstance(r, tuple) and type(r).__name__ == name
@@ -80,8 +83,19 @@ def test_aminmax_fields():
 
 def test_full_reductions_are_0d():
     x = _t(X)
-    for r in (x.max(), x.min(), x.median(), x.nanmedian(), x.sum(), x.prod(), x.amax(),
-              x.logsumexp((0, 1)), x.norm(), x.var(), x.argmax()):
+    for r in (
+        x.max(),
+        x.min(),
+        x.median(),
+        x.nanmedian(),
+        x.sum(),
+        x.prod(),
+        x.amax(),
+        x.logsumexp((0, 1)),
+        x.norm(),
+        x.var(),
+        x.argmax(),
+    ):
         assert r.shape == ()
 
 
@@ -94,10 +108,18 @@ def test_var_mean_is_a_plain_tuple():
 
 # ---- dtype rules ---------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int8, ember.int32, ember.int64])
-@pytest.mark.parametrize("op", [
-    lambda x: x.sum(), lambda x: x.sum(0), lambda x: ember.nansum(x), lambda x: x.prod(),
-    lambda x: x.prod(0), lambda x: x.cumsum(0), lambda x: x.cumprod(0),
-])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.sum(),
+        lambda x: x.sum(0),
+        lambda x: ember.nansum(x),
+        lambda x: x.prod(),
+        lambda x: x.prod(0),
+        lambda x: x.cumsum(0),
+        lambda x: x.cumprod(0),
+    ],
+)
 def test_integer_accumulation_is_int64(op, dtype):
     x = ember.tensor([[1, 0, 1], [1, 1, 1]], dtype=dtype)
     assert op(x).dtype == ember.int64
@@ -152,7 +174,7 @@ def test_all_any_dtypes():
 
 def test_logsumexp_of_integers_gives_default_float():
     assert ember.logsumexp(ember.tensor([1, 2]), 0).dtype == ember.float32
-    _close(ember.logsumexp(ember.tensor([1, 2]), 0).double(), np.log(np.e + np.e ** 2), 1e-6)
+    _close(ember.logsumexp(ember.tensor([1, 2]), 0).double(), np.log(np.e + np.e**2), 1e-6)
 
 
 def test_half_sums_accumulate_in_float32():
@@ -166,16 +188,34 @@ def test_half_sums_accumulate_in_float32():
 
 
 # ---- errors --------------------------------------------------------------------------------
-@pytest.mark.parametrize("call", [
-    lambda x: x.sum(2), lambda x: x.mean(-3), lambda x: x.amax(2), lambda x: x.max(2),
-    lambda x: x.argmax(5), lambda x: x.cumsum(2), lambda x: x.sort(2), lambda x: x.var(2),
-    lambda x: x.logsumexp(2), lambda x: x.topk(1, 2), lambda x: x.median(-3),
-    lambda x: x.all(2), lambda x: x.count_nonzero(2), lambda x: x.norm(dim=2),
-    lambda x: x.prod(2), lambda x: x.cummax(2), lambda x: x.mode(2),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.sum(2),
+        lambda x: x.mean(-3),
+        lambda x: x.amax(2),
+        lambda x: x.max(2),
+        lambda x: x.argmax(5),
+        lambda x: x.cumsum(2),
+        lambda x: x.sort(2),
+        lambda x: x.var(2),
+        lambda x: x.logsumexp(2),
+        lambda x: x.topk(1, 2),
+        lambda x: x.median(-3),
+        lambda x: x.all(2),
+        lambda x: x.count_nonzero(2),
+        lambda x: x.norm(dim=2),
+        lambda x: x.prod(2),
+        lambda x: x.cummax(2),
+        lambda x: x.mode(2),
+    ],
+)
 def test_dim_out_of_range_is_index_error(call):
-    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range "
-                                         r"of \[-2, 1\], but got -?\d\)"):
+    with pytest.raises(
+        IndexError,
+        match=r"Dimension out of range \(expected to be in range "
+        r"of \[-2, 1\], but got -?\d\)",
+    ):
         call(_t(X))
 
 
@@ -188,8 +228,11 @@ def test_repeated_dims():
 
 def test_empty_reduction_errors_match_torch():
     e = ember.zeros(0, 3)
-    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified "
-                                           r"for input.numel\(\) == 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"max\(\): Expected reduction dim to be specified "
+        r"for input.numel\(\) == 0",
+    ):
         e.max()
     with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero"):
         e.max(0)
@@ -406,8 +449,9 @@ def test_max_gradients_ties():
     np.testing.assert_array_equal(_grad(lambda x: x.max(), v), [0.0, 0.5, 0.5, 0.0])
     np.testing.assert_array_equal(_grad(lambda x: x.amax(), v), [0.0, 0.5, 0.5, 0.0])
     np.testing.assert_array_equal(_grad(lambda x: x.max(0).values, v), [0.0, 1.0, 0.0, 0.0])
-    np.testing.assert_array_equal(_grad(lambda x: x.median(), [1.0, 2.0, 2.0, 3.0]),
-                                  [0.0, 0.5, 0.5, 0.0])
+    np.testing.assert_array_equal(
+        _grad(lambda x: x.median(), [1.0, 2.0, 2.0, 3.0]), [0.0, 0.5, 0.5, 0.0]
+    )
     # NaN counts as a tie of the NaN result for max() (torch's evenly_distribute_backward)
     np.testing.assert_array_equal(_grad(lambda x: x.max(), [1.0, NAN, NAN]), [0.0, 0.5, 0.5])
 
@@ -417,9 +461,15 @@ def test_amax_ties_split_per_slice():
     np.testing.assert_allclose(g, [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]])
 
 
-@pytest.mark.parametrize("values", [
-    [2.0, 0.0, 3.0, 4.0], [0.0, 0.0, 3.0, 4.0], [0.0, 0.0, 0.0, 2.0], [1.5, 2.0, 3.0, 4.0],
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [2.0, 0.0, 3.0, 4.0],
+        [0.0, 0.0, 3.0, 4.0],
+        [0.0, 0.0, 0.0, 2.0],
+        [1.5, 2.0, 3.0, 4.0],
+    ],
+)
 @pytest.mark.parametrize("op", ["prod", "prod_dim", "cumprod"])
 def test_prod_cumprod_gradients_with_zeros_match_torch(values, op):
     torch = _torch()
@@ -454,8 +504,9 @@ def test_std_and_norm_gradients_at_zero():
 
 
 def test_cummax_gradient_accumulates_repeated_indices():
-    np.testing.assert_array_equal(_grad(lambda x: x.cummax(0).values, [1.0, 3.0, 2.0, 2.5]),
-                                  [1.0, 3.0, 0.0, 0.0])
+    np.testing.assert_array_equal(
+        _grad(lambda x: x.cummax(0).values, [1.0, 3.0, 2.0, 2.5]), [1.0, 3.0, 0.0, 0.0]
+    )
 
 
 def test_scatter_gradients_have_double_backward():
@@ -479,21 +530,36 @@ def test_svd_norm_double_backward_is_refused():
 
 
 GRAD_FN_CASES = [
-    ("sum_all", lambda x: x.sum()), ("sum_dim", lambda x: x.sum(0)),
-    ("mean_all", lambda x: x.mean()), ("mean_dim", lambda x: x.mean(1)),
-    ("nansum", lambda x: x.nansum()), ("prod_all", lambda x: x.prod()),
-    ("prod_dim", lambda x: x.prod(1)), ("max_all", lambda x: x.max()),
-    ("max_dim", lambda x: x.max(0).values), ("min_all", lambda x: x.min()),
-    ("min_dim", lambda x: x.min(1).values), ("amax", lambda x: x.amax(0)),
-    ("amin", lambda x: x.amin()), ("var", lambda x: x.var()), ("std", lambda x: x.std(1)),
-    ("logsumexp", lambda x: x.logsumexp(1)), ("cumsum", lambda x: x.cumsum(0)),
-    ("cumprod", lambda x: x.cumprod(1)), ("cummax", lambda x: x.cummax(0).values),
-    ("cummin", lambda x: x.cummin(0).values), ("sort", lambda x: x.sort().values),
-    ("topk", lambda x: x.topk(1).values), ("kthvalue", lambda x: x.kthvalue(1).values),
-    ("median_all", lambda x: x.median()), ("median_dim", lambda x: x.median(0).values),
+    ("sum_all", lambda x: x.sum()),
+    ("sum_dim", lambda x: x.sum(0)),
+    ("mean_all", lambda x: x.mean()),
+    ("mean_dim", lambda x: x.mean(1)),
+    ("nansum", lambda x: x.nansum()),
+    ("prod_all", lambda x: x.prod()),
+    ("prod_dim", lambda x: x.prod(1)),
+    ("max_all", lambda x: x.max()),
+    ("max_dim", lambda x: x.max(0).values),
+    ("min_all", lambda x: x.min()),
+    ("min_dim", lambda x: x.min(1).values),
+    ("amax", lambda x: x.amax(0)),
+    ("amin", lambda x: x.amin()),
+    ("var", lambda x: x.var()),
+    ("std", lambda x: x.std(1)),
+    ("logsumexp", lambda x: x.logsumexp(1)),
+    ("cumsum", lambda x: x.cumsum(0)),
+    ("cumprod", lambda x: x.cumprod(1)),
+    ("cummax", lambda x: x.cummax(0).values),
+    ("cummin", lambda x: x.cummin(0).values),
+    ("sort", lambda x: x.sort().values),
+    ("topk", lambda x: x.topk(1).values),
+    ("kthvalue", lambda x: x.kthvalue(1).values),
+    ("median_all", lambda x: x.median()),
+    ("median_dim", lambda x: x.median(0).values),
     ("nanmedian_all", lambda x: x.nanmedian()),
-    ("nanmedian_dim", lambda x: x.nanmedian(1).values), ("mode", lambda x: x.mode().values),
-    ("norm", lambda x: x.norm()), ("vector_norm", lambda x: x.norm(p=3, dim=1)),
+    ("nanmedian_dim", lambda x: x.nanmedian(1).values),
+    ("mode", lambda x: x.mode().values),
+    ("norm", lambda x: x.norm()),
+    ("vector_norm", lambda x: x.norm(p=3, dim=1)),
 ]
 
 
@@ -507,15 +573,24 @@ def test_grad_fn_names_match_torch(name, fn):
 
 # ---- meta tensors --------------------------------------------------------------------------
 META_CASES = [
-    lambda lib, x: x.prod(1), lambda lib, x: x.cumprod(0), lambda lib, x: x.cumsum(-1),
-    lambda lib, x: x.sort(0, descending=True), lambda lib, x: x.topk(2, largest=False),
-    lambda lib, x: x.median(), lambda lib, x: x.nanmedian(1, keepdim=True),
-    lambda lib, x: x.mode(0), lambda lib, x: x.cummax(1), lambda lib, x: x.var_mean(1)
-    if hasattr(x, "var_mean") else lib.var_mean(x, 1),
-    lambda lib, x: lib.linalg.matrix_norm(x, "nuc"), lambda lib, x: lib.linalg.svdvals(x),
-    lambda lib, x: lib.norm(x, 0.5, 1), lambda lib, x: lib.logsumexp(x, (0, 1)),
-    lambda lib, x: x.argmax(), lambda lib, x: lib.count_nonzero(x, 1),
-    lambda lib, x: x.all(1), lambda lib, x: lib.aminmax(x, dim=0),
+    lambda lib, x: x.prod(1),
+    lambda lib, x: x.cumprod(0),
+    lambda lib, x: x.cumsum(-1),
+    lambda lib, x: x.sort(0, descending=True),
+    lambda lib, x: x.topk(2, largest=False),
+    lambda lib, x: x.median(),
+    lambda lib, x: x.nanmedian(1, keepdim=True),
+    lambda lib, x: x.mode(0),
+    lambda lib, x: x.cummax(1),
+    lambda lib, x: x.var_mean(1) if hasattr(x, "var_mean") else lib.var_mean(x, 1),
+    lambda lib, x: lib.linalg.matrix_norm(x, "nuc"),
+    lambda lib, x: lib.linalg.svdvals(x),
+    lambda lib, x: lib.norm(x, 0.5, 1),
+    lambda lib, x: lib.logsumexp(x, (0, 1)),
+    lambda lib, x: x.argmax(),
+    lambda lib, x: lib.count_nonzero(x, 1),
+    lambda lib, x: x.all(1),
+    lambda lib, x: lib.aminmax(x, dim=0),
 ]
 
 

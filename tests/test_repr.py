@@ -37,25 +37,32 @@ EXPECTED = [
     (lambda: ember.tensor([float("nan"), 1.0, float("-inf")]), "tensor([nan, 1., -inf])"),
     (lambda: ember.tensor([0.0, 0.0]), "tensor([0., 0.])"),
     (lambda: ember.tensor([[1.0, 2.0], [3.0, 4.0]]), "tensor([[1., 2.],\n        [3., 4.]])"),
-    (lambda: ember.arange(8).reshape(2, 2, 2),
-     "tensor([[[0, 1],\n         [2, 3]],\n\n        [[4, 5],\n         [6, 7]]])"),
-    (lambda: ember.tensor([1.0, 2.0], dtype=ember.float64),
-     "tensor([1., 2.], dtype=ember.float64)"),
+    (
+        lambda: ember.arange(8).reshape(2, 2, 2),
+        "tensor([[[0, 1],\n         [2, 3]],\n\n        [[4, 5],\n         [6, 7]]])",
+    ),
+    (
+        lambda: ember.tensor([1.0, 2.0], dtype=ember.float64),
+        "tensor([1., 2.], dtype=ember.float64)",
+    ),
     (lambda: ember.tensor([1, 2], dtype=ember.int32), "tensor([1, 2], dtype=ember.int32)"),
     (lambda: ember.zeros(0), "tensor([])"),
     (lambda: ember.zeros(0, 3), "tensor([], size=(0, 3))"),
     (lambda: ember.zeros(0, dtype=ember.int64), "tensor([], dtype=ember.int64)"),
     (lambda: ember.zeros(2, 3, device="meta"), "tensor(..., device='meta', size=(2, 3))"),
-    (lambda: ember.zeros(2, device="meta", dtype=ember.int64),
-     "tensor(..., device='meta', size=(2,), dtype=ember.int64)"),
+    (
+        lambda: ember.zeros(2, device="meta", dtype=ember.int64),
+        "tensor(..., device='meta', size=(2,), dtype=ember.int64)",
+    ),
     (lambda: ember.ones(2, requires_grad=True), "tensor([1., 1.], requires_grad=True)"),
     (lambda: ember.ones(2, requires_grad=True) * 2, "tensor([2., 2.], grad_fn=<MulBackward0>)"),
-    (lambda: ember.arange(2000),
-     "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"),
-    (lambda: ember.arange(30.0),
-     "tensor([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11., 12., 13.,\n"
-     "        14., 15., 16., 17., 18., 19., 20., 21., 22., 23., 24., 25., 26., 27.,\n"
-     "        28., 29.])"),
+    (lambda: ember.arange(2000), "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"),
+    (
+        lambda: ember.arange(30.0),
+        "tensor([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11., 12., 13.,\n"
+        "        14., 15., 16., 17., 18., 19., 20., 21., 22., 23., 24., 25., 26., 27.,\n"
+        "        28., 29.])",
+    ),
 ]
 
 
@@ -96,8 +103,7 @@ def test_default_dtype_and_device_context():
     ember.set_default_dtype(ember.float64)
     try:
         assert repr(ember.tensor([1.0])) == "tensor([1.])"
-        assert repr(ember.tensor([1.0], dtype=ember.float32)) == \
-            "tensor([1.], dtype=ember.float32)"
+        assert repr(ember.tensor([1.0], dtype=ember.float32)) == "tensor([1.], dtype=ember.float32)"
     finally:
         ember.set_default_dtype(old)
     # NOTE: matches torch: a CPU tensor shows no device even inside a meta device context
@@ -131,48 +137,109 @@ def test_subclass_prefix():
 
 # ---- parity with torch -----------------------------------------------------------------------
 CASES = [
-    "m.tensor([1., 2.])", "m.tensor([1, 2])", "m.tensor([True, False])", "m.tensor(3.5)",
-    "m.tensor(3)", "m.tensor(True)", "m.tensor(-0.0)", "m.tensor([1.5, 2.25, -3.125])",
-    "m.tensor([1e-5, 1.0])", "m.tensor([1e9, 1.0])", "m.tensor([1e-5])", "m.tensor([1e8, 2e8])",
-    "m.tensor([1., 1001.])", "m.tensor([1., 999.])", "m.tensor([float('nan'), 1.0])",
-    "m.tensor([float('inf'), -float('inf'), float('nan')])", "m.tensor([float('inf'), 1.5])",
-    "m.tensor([0., 0.])", "m.tensor([0.1, float('nan')])", "m.tensor([[1., 2.], [3., 4.]])",
-    "m.arange(24).reshape(2, 3, 4)", "m.arange(24.).reshape(2, 3, 4)",
-    "m.arange(120).reshape(2, 3, 4, 5)", "m.arange(2000)", "m.arange(2000.)",
-    "m.arange(3000).reshape(30, 100)", "m.arange(3000.).reshape(10, 3, 100) / 7",
-    "m.arange(100) * 1000", "m.arange(100.) / 3", "m.arange(40.) * 1e10",
-    "m.tensor([1.23456789e-10, 5.0])", "m.tensor([1., 2.], dtype=m.float64)",
-    "m.tensor([1, 2], dtype=m.int32)", "m.tensor([1, 2], dtype=m.uint8)",
-    "m.tensor([1., 2.], dtype=m.float16)", "m.tensor(2.5, dtype=m.float64)",
-    "m.tensor([65504., 0.001], dtype=m.float16)", "m.tensor([-1, -200, 3], dtype=m.int16)",
-    "m.tensor([[True, False], [False, True]])", "m.zeros(0)", "m.zeros(0, 3)",
-    "m.zeros(2, 0, dtype=m.int64)", "m.zeros(0, dtype=m.int64)", "m.zeros(0, dtype=m.float64)",
-    "m.zeros(0, dtype=m.bool)", "m.zeros(2, 3, device='meta')",
-    "m.zeros(2, 3, device='meta', dtype=m.int64)", "m.zeros((), device='meta')",
-    "m.zeros(5, device='meta', requires_grad=True)", "m.zeros(5, device='meta', dtype=m.float64)",
-    "m.ones(3, requires_grad=True)", "m.ones(3, requires_grad=True) * 2",
-    "m.ones(3, requires_grad=True, dtype=m.float64) * 2", "m.ones(2, 40, requires_grad=True)",
+    "m.tensor([1., 2.])",
+    "m.tensor([1, 2])",
+    "m.tensor([True, False])",
+    "m.tensor(3.5)",
+    "m.tensor(3)",
+    "m.tensor(True)",
+    "m.tensor(-0.0)",
+    "m.tensor([1.5, 2.25, -3.125])",
+    "m.tensor([1e-5, 1.0])",
+    "m.tensor([1e9, 1.0])",
+    "m.tensor([1e-5])",
+    "m.tensor([1e8, 2e8])",
+    "m.tensor([1., 1001.])",
+    "m.tensor([1., 999.])",
+    "m.tensor([float('nan'), 1.0])",
+    "m.tensor([float('inf'), -float('inf'), float('nan')])",
+    "m.tensor([float('inf'), 1.5])",
+    "m.tensor([0., 0.])",
+    "m.tensor([0.1, float('nan')])",
+    "m.tensor([[1., 2.], [3., 4.]])",
+    "m.arange(24).reshape(2, 3, 4)",
+    "m.arange(24.).reshape(2, 3, 4)",
+    "m.arange(120).reshape(2, 3, 4, 5)",
+    "m.arange(2000)",
+    "m.arange(2000.)",
+    "m.arange(3000).reshape(30, 100)",
+    "m.arange(3000.).reshape(10, 3, 100) / 7",
+    "m.arange(100) * 1000",
+    "m.arange(100.) / 3",
+    "m.arange(40.) * 1e10",
+    "m.tensor([1.23456789e-10, 5.0])",
+    "m.tensor([1., 2.], dtype=m.float64)",
+    "m.tensor([1, 2], dtype=m.int32)",
+    "m.tensor([1, 2], dtype=m.uint8)",
+    "m.tensor([1., 2.], dtype=m.float16)",
+    "m.tensor(2.5, dtype=m.float64)",
+    "m.tensor([65504., 0.001], dtype=m.float16)",
+    "m.tensor([-1, -200, 3], dtype=m.int16)",
+    "m.tensor([[True, False], [False, True]])",
+    "m.zeros(0)",
+    "m.zeros(0, 3)",
+    "m.zeros(2, 0, dtype=m.int64)",
+    "m.zeros(0, dtype=m.int64)",
+    "m.zeros(0, dtype=m.float64)",
+    "m.zeros(0, dtype=m.bool)",
+    "m.zeros(2, 3, device='meta')",
+    "m.zeros(2, 3, device='meta', dtype=m.int64)",
+    "m.zeros((), device='meta')",
+    "m.zeros(5, device='meta', requires_grad=True)",
+    "m.zeros(5, device='meta', dtype=m.float64)",
+    "m.ones(3, requires_grad=True)",
+    "m.ones(3, requires_grad=True) * 2",
+    "m.ones(3, requires_grad=True, dtype=m.float64) * 2",
+    "m.ones(2, 40, requires_grad=True)",
     "m.ones(3, 30, dtype=m.float64, requires_grad=True)",
-    "m.arange(18.).reshape(1, 18) * 1.23456", "m.tensor([123456.789, 0.5])",
-    "m.tensor([-1.5, 2.0, -3.0])", "m.tensor([-1., 2.])", "m.tensor([100., -100.])",
-    "m.tensor([0.00012345, 0.5])", "m.tensor([5e-5, 0.])", "m.tensor([[1e-10, 1e10], [1., 2.]])",
-    "m.tensor([1, -9223372036854775807])", "m.arange(1001)", "m.arange(1000)",
-    "m.arange(7.).reshape(7, 1)", "m.arange(2100.).reshape(700, 3)",
-    "m.arange(2100).reshape(3, 700)", "m.arange(5000.).reshape(10, 10, 50)", "m.tensor([[[1.]]])",
-    "m.zeros(1, 1, 1, 0)", "m.tensor([1e-300, 1e300], dtype=m.float64)",
-    "m.tensor([3.14159265358979], dtype=m.float64)", "m.arange(50.).reshape(5, 10) ** 3",
-    "m.tensor([1e100], dtype=m.float64)", "m.tensor([2.**60], dtype=m.float64)",
-    "m.tensor(float('nan'))", "m.tensor(float('-inf'))", "m.tensor(1e-20)",
-    "m.arange(1, 12).reshape(1, 11) ** 8", "m.arange(6.).reshape(2, 3).t()",
-    "m.tensor([0.1, 0.25], dtype=m.float16)", "m.tensor([1, 2], dtype=m.int8) * -100",
+    "m.arange(18.).reshape(1, 18) * 1.23456",
+    "m.tensor([123456.789, 0.5])",
+    "m.tensor([-1.5, 2.0, -3.0])",
+    "m.tensor([-1., 2.])",
+    "m.tensor([100., -100.])",
+    "m.tensor([0.00012345, 0.5])",
+    "m.tensor([5e-5, 0.])",
+    "m.tensor([[1e-10, 1e10], [1., 2.]])",
+    "m.tensor([1, -9223372036854775807])",
+    "m.arange(1001)",
+    "m.arange(1000)",
+    "m.arange(7.).reshape(7, 1)",
+    "m.arange(2100.).reshape(700, 3)",
+    "m.arange(2100).reshape(3, 700)",
+    "m.arange(5000.).reshape(10, 10, 50)",
+    "m.tensor([[[1.]]])",
+    "m.zeros(1, 1, 1, 0)",
+    "m.tensor([1e-300, 1e300], dtype=m.float64)",
+    "m.tensor([3.14159265358979], dtype=m.float64)",
+    "m.arange(50.).reshape(5, 10) ** 3",
+    "m.tensor([1e100], dtype=m.float64)",
+    "m.tensor([2.**60], dtype=m.float64)",
+    "m.tensor(float('nan'))",
+    "m.tensor(float('-inf'))",
+    "m.tensor(1e-20)",
+    "m.arange(1, 12).reshape(1, 11) ** 8",
+    "m.arange(6.).reshape(2, 3).t()",
+    "m.tensor([0.1, 0.25], dtype=m.float16)",
+    "m.tensor([1, 2], dtype=m.int8) * -100",
 ]
-OPTIONS = [dict(), dict(precision=2), dict(threshold=5), dict(edgeitems=1, threshold=10),
-           dict(linewidth=40), dict(sci_mode=True), dict(sci_mode=False), dict(profile="short"),
-           dict(profile="full"), dict(edgeitems=0, threshold=5), dict(precision=8)]
+OPTIONS = [
+    dict(),
+    dict(precision=2),
+    dict(threshold=5),
+    dict(edgeitems=1, threshold=10),
+    dict(linewidth=40),
+    dict(sci_mode=True),
+    dict(sci_mode=False),
+    dict(profile="short"),
+    dict(profile="full"),
+    dict(edgeitems=0, threshold=5),
+    dict(precision=8),
+]
 
 
-@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
-                         or "default")
+@pytest.mark.parametrize(
+    "opts", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
+)
 def test_repr_parity_with_torch(opts):
     torch = pytest.importorskip("torch")
     mismatches = []
@@ -198,5 +265,6 @@ def test_random_values_parity_with_torch():
         for shape in ((5,), (3, 4), (40, 40)):
             a = (rng.standard_normal(shape) * scale).astype(np.float32)
             for arr in (a, a.astype(np.float64), np.round(a), a.astype(np.float16)):
-                assert repr(ember.from_numpy(arr.copy())) == \
-                    repr(torch.from_numpy(arr.copy())).replace("torch.", "ember.")
+                assert repr(ember.from_numpy(arr.copy())) == repr(
+                    torch.from_numpy(arr.copy())
+                ).replace("torch.", "ember.")

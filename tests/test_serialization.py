@@ -40,8 +40,9 @@ def _np_value(name, shape=(2, 3)):
         return np.asarray(rng.random(shape) > 0.5)
     if name.startswith(("int", "uint")):
         info = np.iinfo(name)
-        return np.asarray(rng.integers(max(info.min, -1000), min(info.max, 1000), shape),
-                          dtype=name)
+        return np.asarray(
+            rng.integers(max(info.min, -1000), min(info.max, 1000), shape), dtype=name
+        )
     return np.asarray(rng.standard_normal(shape), dtype=name)
 
 
@@ -57,6 +58,7 @@ def _shares(a, b) -> bool:
 
 
 # ---- ember -> ember --------------------------------------------------------------------------
+
 
 def test_state_dict_roundtrip_keeps_keys_values_and_metadata():
     ember.manual_seed(0)
@@ -83,9 +85,18 @@ def test_every_dtype_roundtrips(name, shape):
 
 
 def test_nested_containers_numbers_strings_none():
-    obj = {"a": [1, 2.5, "s", None, True, (ember.ones(2), {"x": ember.zeros(1)})],
-           "b": OrderedDict(k=3), "c": (), "d": b"raw", "e": {1, 2}, "f": 1 + 2j,
-           "g": ember.Size([2, 3]), "h": ember.device("cpu"), "i": ember.float16, "big": 2**70}
+    obj = {
+        "a": [1, 2.5, "s", None, True, (ember.ones(2), {"x": ember.zeros(1)})],
+        "b": OrderedDict(k=3),
+        "c": (),
+        "d": b"raw",
+        "e": {1, 2},
+        "f": 1 + 2j,
+        "g": ember.Size([2, 3]),
+        "h": ember.device("cpu"),
+        "i": ember.float16,
+        "big": 2**70,
+    }
     out = _roundtrip(obj)
     assert out["a"][:5] == [1, 2.5, "s", None, True]
     assert ember.equal(out["a"][5][0], ember.ones(2)) and type(out["a"][5]) is tuple
@@ -99,14 +110,23 @@ def test_nested_containers_numbers_strings_none():
 def test_views_and_shared_storage_stay_shared():
     base = ember.arange(24, dtype=ember.float32)
     m = base.view(4, 6)
-    obj = {"base": base, "m": m, "t": m.t(), "col": m[:, 2], "step": base[1::3],
-           "tied": base, "F": m.t() * 2}  # an owning array in Fortran order
+    obj = {
+        "base": base,
+        "m": m,
+        "t": m.t(),
+        "col": m[:, 2],
+        "step": base[1::3],
+        "tied": base,
+        "F": m.t() * 2,
+    }  # an owning array in Fortran order
     out = _roundtrip(obj)
     assert out["tied"] is out["base"]
     for k in ("m", "t", "col", "step"):
         assert _shares(out[k], out["base"]), k
-        assert out[k].stride() == obj[k].stride() and out[k].storage_offset() == \
-            obj[k].storage_offset()
+        assert (
+            out[k].stride() == obj[k].stride()
+            and out[k].storage_offset() == obj[k].storage_offset()
+        )
         np.testing.assert_array_equal(out[k].numpy(), obj[k].numpy())
     np.testing.assert_array_equal(out["F"].numpy(), obj["F"].numpy())
     out["m"][0, 0] = 100.0  # one memory, as before saving
@@ -176,9 +196,15 @@ def test_file_objects_paths_and_offsets(tmp_path):
 def test_archive_folder_named_after_the_file(tmp_path):
     ember.save({"x": ember.ones(1)}, tmp_path / "model.pt")
     names = zipfile.ZipFile(tmp_path / "model.pt").namelist()
-    assert names == ["model/data.pkl", "model/.format_version", "model/.storage_alignment",
-                     "model/byteorder", "model/data/0", "model/version",
-                     "model/.data/serialization_id"]
+    assert names == [
+        "model/data.pkl",
+        "model/.format_version",
+        "model/.storage_alignment",
+        "model/byteorder",
+        "model/data/0",
+        "model/version",
+        "model/.data/serialization_id",
+    ]
     assert zipfile.ZipFile(tmp_path / "model.pt").testzip() is None  # every CRC is right
 
 
@@ -205,14 +231,22 @@ def test_pickle_protocol_and_module_arguments():
 
 # ---- map_location and mmap -------------------------------------------------------------------
 
+
 def _crafted_checkpoint(location: str) -> bytes:
     """A zip checkpoint whose one float32 storage says it was saved at ``location``."""
     pid = ("storage", _pickler._STORAGE_TYPES[ember.float32], "0", location, 3)
     body = io.BytesIO()
     p = _pickler.pickler_class(pickle)(body, 2)
-    p.dump({"w": _pickler._Reduced((_pickler.REBUILD_TENSOR_V2,
-                                    (_pickler._StorageRef(pid), 0, (3,), (1,), False,
-                                     OrderedDict())))})
+    p.dump(
+        {
+            "w": _pickler._Reduced(
+                (
+                    _pickler.REBUILD_TENSOR_V2,
+                    (_pickler._StorageRef(pid), 0, (3,), (1,), False, OrderedDict()),
+                )
+            )
+        }
+    )
     out = io.BytesIO()
     zw = ZipWriter(out, "archive")
     zw.write_record("data.pkl", body.getvalue())
@@ -231,8 +265,10 @@ def test_map_location_forms():
         w = ember.load(io.BytesIO(data), map_location=ml)["w"]
         assert w.device == ember.device("cpu") and w.tolist() == [0.0, 1.0, 2.0]
     seen = []
-    w = ember.load(io.BytesIO(_crafted_checkpoint("cpu")),
-                   map_location=lambda s, loc: seen.append((s.nbytes(), loc)))["w"]
+    w = ember.load(
+        io.BytesIO(_crafted_checkpoint("cpu")),
+        map_location=lambda s, loc: seen.append((s.nbytes(), loc)),
+    )["w"]
     assert seen == [(12, "cpu")] and w.tolist() == [0.0, 1.0, 2.0]
     meta = ember.load(io.BytesIO(data), map_location="meta")["w"]
     assert meta.device == ember.device("meta") and meta.shape == (3,)
@@ -312,6 +348,7 @@ def test_failed_rename_or_write_leaves_the_old_file(tmp_path, monkeypatch, pipel
 
 # ---- safety ----------------------------------------------------------------------------------
 
+
 def _zip_with_pickle(pkl: bytes) -> bytes:
     out = io.BytesIO()
     zw = ZipWriter(out, "archive")
@@ -338,15 +375,23 @@ class _Eval:
 @pytest.mark.parametrize("legacy", [False, True])
 def test_malicious_globals_are_refused_and_never_run(tmp_path, protocol, legacy):
     marker = tmp_path / "pwned"
-    cases = [(_System(f"touch {marker}"), "posix.system"), (_Eval(), "builtins.eval"),
-             (ember.nn.Linear(1, 1), "ember.nn.modules.linear.Linear"),
-             (OrderedDict(a=np.ones(2)), "numpy")]
+    cases = [
+        (_System(f"touch {marker}"), "posix.system"),
+        (_Eval(), "builtins.eval"),
+        (ember.nn.Linear(1, 1), "ember.nn.modules.linear.Linear"),
+        (OrderedDict(a=np.ones(2)), "numpy"),
+    ]
     for obj, name in cases:
         pkl = pickle.dumps({"x": obj}, protocol=protocol)
         if legacy:
-            data = b"".join(pickle.dumps(v, protocol=2) for v in (
-                0x1950A86A20F9469CFC6C, 1001, {"little_endian": True})) + pkl + \
-                pickle.dumps([], protocol=2)
+            data = (
+                b"".join(
+                    pickle.dumps(v, protocol=2)
+                    for v in (0x1950A86A20F9469CFC6C, 1001, {"little_endian": True})
+                )
+                + pkl
+                + pickle.dumps([], protocol=2)
+            )
         else:
             data = _zip_with_pickle(pkl)
         with pytest.raises(UnpicklingError, match="Weights only load failed") as e:
@@ -355,13 +400,16 @@ def test_malicious_globals_are_refused_and_never_run(tmp_path, protocol, legacy)
         assert not marker.exists()
 
 
-@pytest.mark.parametrize("payload", [
-    b"\x80\x02cposix\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.",  # GLOBAL + REDUCE
-    b"\x80\x02(X\x04\x00\x00\x00trueiposix\nsystem\n.",  # INST
-    b"\x80\x02ccollections\nOrderedDict\nq\x00)R}X\x06\x00\x00\x00updateNsb.",
-    b"\x80\x02]q\x00cbuiltins\nprint\nq\x01\x85R.",
-    b"\x80\x02cbuiltins\ngetattr\n.",
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\x80\x02cposix\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.",  # GLOBAL + REDUCE
+        b"\x80\x02(X\x04\x00\x00\x00trueiposix\nsystem\n.",  # INST
+        b"\x80\x02ccollections\nOrderedDict\nq\x00)R}X\x06\x00\x00\x00updateNsb.",
+        b"\x80\x02]q\x00cbuiltins\nprint\nq\x01\x85R.",
+        b"\x80\x02cbuiltins\ngetattr\n.",
+    ],
+)
 def test_opcode_level_attacks(payload):
     with pytest.raises(UnpicklingError):
         ember.load(io.BytesIO(_zip_with_pickle(payload)))
@@ -376,6 +424,7 @@ def test_reduce_on_allowed_reference_only_globals_is_refused():
 
 
 # ---- corrupt and truncated files -------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def good_checkpoint():
@@ -393,12 +442,15 @@ def test_truncated_files_name_the_file(tmp_path, good_checkpoint):
         assert f"cut{cut}.pt" in str(e.value)
 
 
-@pytest.mark.parametrize("data,match", [
-    (b"", "empty"),
-    (b"hello world, not a checkpoint", "not a checkpoint"),
-    (b"\x80\x02K\x05.", "magic number"),
-    (b"\x00" * 600, "not a checkpoint"),
-])
+@pytest.mark.parametrize(
+    "data,match",
+    [
+        (b"", "empty"),
+        (b"hello world, not a checkpoint", "not a checkpoint"),
+        (b"\x80\x02K\x05.", "magic number"),
+        (b"\x00" * 600, "not a checkpoint"),
+    ],
+)
 def test_foreign_files(data, match):
     with pytest.raises(RuntimeError, match=match):
         ember.load(io.BytesIO(data))
@@ -420,13 +472,20 @@ def test_zip_damage(good_checkpoint):
 
 def test_storage_size_mismatch_and_out_of_bounds_views():
     pid = ("storage", _pickler._STORAGE_TYPES[ember.float32], "0", "cpu", 3)
-    for size, stride, offset, match in (((4,), (1,), 0, "out of bounds"),
-                                        ((2,), (1,), 2, "out of bounds"),
-                                        ((2,), (-1,), 0, "non-negative")):
+    for size, stride, offset, match in (
+        ((4,), (1,), 0, "out of bounds"),
+        ((2,), (1,), 2, "out of bounds"),
+        ((2,), (-1,), 0, "non-negative"),
+    ):
         body = io.BytesIO()
-        _pickler.pickler_class(pickle)(body, 2).dump(_pickler._Reduced(
-            (_pickler.REBUILD_TENSOR_V2, (_pickler._StorageRef(pid), offset, size, stride,
-                                          False, OrderedDict()))))
+        _pickler.pickler_class(pickle)(body, 2).dump(
+            _pickler._Reduced(
+                (
+                    _pickler.REBUILD_TENSOR_V2,
+                    (_pickler._StorageRef(pid), offset, size, stride, False, OrderedDict()),
+                )
+            )
+        )
         out = io.BytesIO()
         zw = ZipWriter(out, "archive")
         zw.write_record("data.pkl", body.getvalue())
@@ -456,6 +515,7 @@ def test_big_endian_checkpoint_is_byteswapped():
 
 # ---- safetensors dispatch --------------------------------------------------------------------
 
+
 def test_safetensors_by_extension_and_by_content(tmp_path):
     pytest.importorskip("ember.serialization.safetensors")
     t = {"w": ember.arange(6.0).view(2, 3)}
@@ -468,6 +528,7 @@ def test_safetensors_by_extension_and_by_content(tmp_path):
 
 
 # ---- PyTorch interop -------------------------------------------------------------------------
+
 
 @needs_torch
 @pytest.mark.parametrize("name", DTYPES)
@@ -487,10 +548,18 @@ def test_torch_reads_every_dtype_ember_writes(name):
 def test_ember_file_is_byte_identical_to_torchs(tmp_path):
     a = np.arange(12, dtype=np.float32)
     e, t = ember.from_numpy(a), torch.from_numpy(a)
-    ember.save(OrderedDict(w=e.view(3, 4), v=e[::2], p=ember.nn.Parameter(ember.ones(2)),
-                           i=ember.tensor(3)), tmp_path / "x.pt")
-    torch.save(OrderedDict(w=t.view(3, 4), v=t[::2], p=torch.nn.Parameter(torch.ones(2)),
-                           i=torch.tensor(3)), tmp_path / "y.pt")
+    ember.save(
+        OrderedDict(
+            w=e.view(3, 4), v=e[::2], p=ember.nn.Parameter(ember.ones(2)), i=ember.tensor(3)
+        ),
+        tmp_path / "x.pt",
+    )
+    torch.save(
+        OrderedDict(
+            w=t.view(3, 4), v=t[::2], p=torch.nn.Parameter(torch.ones(2)), i=torch.tensor(3)
+        ),
+        tmp_path / "y.pt",
+    )
     ze, zt = zipfile.ZipFile(tmp_path / "x.pt"), zipfile.ZipFile(tmp_path / "y.pt")
     assert [i.filename[1:] for i in ze.infolist()] == [i.filename[1:] for i in zt.infolist()]
     for ie, it in zip(ze.infolist(), zt.infolist()):
@@ -526,8 +595,14 @@ def test_parameters_reach_torch_as_parameters():
     buf = io.BytesIO()
     p = ember.nn.Parameter(ember.ones(2))
     p.note = 5
-    ember.save({"p": p, "q": ember.nn.Parameter(ember.ones(1), requires_grad=False),
-                "g": ember.ones(1, requires_grad=True)}, buf)
+    ember.save(
+        {
+            "p": p,
+            "q": ember.nn.Parameter(ember.ones(1), requires_grad=False),
+            "g": ember.ones(1, requires_grad=True),
+        },
+        buf,
+    )
     buf.seek(0)
     out = torch.load(buf, weights_only=True)
     assert isinstance(out["p"], torch.nn.Parameter) and out["p"].requires_grad
@@ -576,8 +651,13 @@ def torch_written(tmp_path_factory):
     d = tmp_path_factory.mktemp("torch_files")
     torch.manual_seed(0)
     base = torch.arange(24, dtype=torch.float32)
-    views = {"base": base, "m": base.view(4, 6), "t": base.view(4, 6).t(),
-             "col": base.view(4, 6)[:, 2], "step": base[1::3]}
+    views = {
+        "base": base,
+        "m": base.view(4, 6),
+        "t": base.view(4, 6).t(),
+        "col": base.view(4, 6)[:, 2],
+        "step": base[1::3],
+    }
     dtypes = {n: torch.from_numpy(_np_value(n)) for n in DTYPES}
     net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
@@ -585,16 +665,25 @@ def torch_written(tmp_path_factory):
     opt.step()
     p = torch.nn.Parameter(torch.ones(2))
     p.note = "x"
-    objects = {"views": views, "dtypes": dtypes, "model": net.state_dict(),
-               "optim": opt.state_dict(), "params": [p, torch.ones(2, requires_grad=True)]}
+    objects = {
+        "views": views,
+        "dtypes": dtypes,
+        "model": net.state_dict(),
+        "optim": opt.state_dict(),
+        "params": [p, torch.ones(2, requires_grad=True)],
+    }
     paths = {}
     for key, obj in objects.items():
         paths[key] = str(d / f"{key}.pt")
         torch.save(obj, paths[key])
         paths[f"{key}_legacy"] = str(d / f"{key}_legacy.pt")
         torch.save(obj, paths[f"{key}_legacy"], _use_new_zipfile_serialization=False)
-    out = subprocess.run([sys.executable, "-c", _READER, json.dumps(paths)],
-                         capture_output=True, check=False, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _READER, json.dumps(paths)],
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr.decode()[-3000:]
     return objects, pickle.loads(out.stdout)
 

@@ -28,17 +28,26 @@ except ImportError:  # pragma: no cover
     torch = None
 
 CLEAN = (RuntimeError, UnpicklingError, ValueError)
-FUZZ = settings(max_examples=250, deadline=2000, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=250,
+    deadline=2000,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _ember_checkpoint() -> bytes:
     ember.manual_seed(0)
     base = ember.arange(12.0)
     net = ember.nn.Linear(3, 2)
-    obj = {"model": net.state_dict(), "views": [base, base.view(3, 4), base[1::2]],
-           "p": ember.nn.Parameter(ember.ones(2)), "i": ember.tensor([1, 2], dtype=ember.int16),
-           "meta": OrderedDict(step=3, name="x", flag=None, lr=0.1)}
+    obj = {
+        "model": net.state_dict(),
+        "views": [base, base.view(3, 4), base[1::2]],
+        "p": ember.nn.Parameter(ember.ones(2)),
+        "i": ember.tensor([1, 2], dtype=ember.int16),
+        "meta": OrderedDict(step=3, name="x", flag=None, lr=0.1),
+    }
     buf = io.BytesIO()
     ember.save(obj, buf)
     return buf.getvalue()
@@ -49,9 +58,13 @@ def _torch_checkpoints() -> dict[str, bytes]:
         return {}
     torch.manual_seed(0)
     base = torch.arange(12.0)
-    obj = {"model": torch.nn.Linear(3, 2).state_dict(), "views": [base, base.view(3, 4),
-           base[1::2]], "p": torch.nn.Parameter(torch.ones(2)),
-           "i": torch.tensor([1, 2], dtype=torch.int16), "meta": OrderedDict(step=3, lr=0.1)}
+    obj = {
+        "model": torch.nn.Linear(3, 2).state_dict(),
+        "views": [base, base.view(3, 4), base[1::2]],
+        "p": torch.nn.Parameter(torch.ones(2)),
+        "i": torch.tensor([1, 2], dtype=torch.int16),
+        "meta": OrderedDict(step=3, lr=0.1),
+    }
     out = {}
     for name, new in (("torch_zip", True), ("torch_legacy", False)):
         buf = io.BytesIO()
@@ -97,13 +110,19 @@ def _mutate(data: bytes, edits) -> bytes:
         elif kind == "insert":
             out[pos:pos] = bytes([value]) * (1 + value % 7)
         else:  # delete a run
-            del out[pos:pos + 1 + value % 9]
+            del out[pos : pos + 1 + value % 9]
     return bytes(out)
 
 
-EDITS = st.lists(st.tuples(st.sampled_from(["set", "flip", "insert", "delete"]),
-                           st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1,
-                 max_size=6)
+EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["set", "flip", "insert", "delete"]),
+        st.integers(0, 1 << 20),
+        st.integers(0, 255),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
 @FUZZ
@@ -116,7 +135,7 @@ def test_byte_mutations(name, edits):
 @given(name=st.sampled_from(NAMES), frac=st.floats(0.0, 1.0))
 def test_truncations(name, frac):
     data = CORPUS[name]
-    _check_load(data[:int(len(data) * frac)])
+    _check_load(data[: int(len(data) * frac)])
 
 
 def _rezip(data: bytes, edits) -> bytes:

@@ -33,10 +33,20 @@ needs_torch = pytest.mark.skipif(torch is None, reason="needs torch (the oracle)
 # safetensors is a test-only dependency: `pip install safetensors`. Its 0.8.0 writes wrong bytes
 # for non-contiguous NumPy arrays; these tests only hand it contiguous data.
 needs_reference = pytest.mark.skipif(
-    torch is None or _st is None, reason="needs torch and the safetensors package (reference)")
+    torch is None or _st is None, reason="needs torch and the safetensors package (reference)"
+)
 
-DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
-          ember.float16, ember.float32, ember.float64]
+DTYPES = [
+    ember.bool,
+    ember.uint8,
+    ember.int8,
+    ember.int16,
+    ember.int32,
+    ember.int64,
+    ember.float16,
+    ember.float32,
+    ember.float64,
+]
 SHAPES = [(), (0,), (5,), (2, 3), (3, 0, 2), (2, 3, 4), (1, 1, 1, 1)]
 
 
@@ -62,7 +72,7 @@ def _same(t, a):
 
 def _header(data: bytes) -> dict:
     n = int.from_bytes(data[:8], "little")
-    return json.loads(data[8:8 + n])
+    return json.loads(data[8 : 8 + n])
 
 
 def _file(header, data=b"", raw=False, pad=True) -> bytes:
@@ -74,40 +84,56 @@ def _file(header, data=b"", raw=False, pad=True) -> bytes:
 
 # ---- round trips -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_round_trip_every_dtype_and_shape(tmp_path, dtype):
     arrays = {f"t{i}": _array(dtype, s, i) for i, s in enumerate(SHAPES)}
     path = tmp_path / "x.safetensors"
     S.save({k: ember.from_numpy(a.copy()) for k, a in arrays.items()}, path)
-    for out in (S.load(path), S.load(path, mmap=True), S.load_file(str(path)),
-                S.load_bytes(path.read_bytes())):
+    for out in (
+        S.load(path),
+        S.load(path, mmap=True),
+        S.load_file(str(path)),
+        S.load_bytes(path.read_bytes()),
+    ):
         assert sorted(out) == sorted(arrays)
         for k, a in arrays.items():
             _same(out[k], a)
 
 
 def test_file_layout_is_the_format():
-    data = S.save_bytes({"b": ember.tensor([1.0, 2.0]), "a": ember.tensor([3], dtype=ember.int8),
-                         "c": ember.zeros(1, dtype=ember.float64)}, metadata={"k": "v"})
+    data = S.save_bytes(
+        {
+            "b": ember.tensor([1.0, 2.0]),
+            "a": ember.tensor([3], dtype=ember.int8),
+            "c": ember.zeros(1, dtype=ember.float64),
+        },
+        metadata={"k": "v"},
+    )
     n = int.from_bytes(data[:8], "little")
-    text = data[8:8 + n]
+    text = data[8 : 8 + n]
     assert n % 8 == 0 and text.rstrip(b" ") + b" " * (n - len(text.rstrip(b" "))) == text
     # metadata first, then widest dtype first, then names; offsets contiguous from 0
-    assert text.rstrip() == (b'{"__metadata__":{"k":"v"},'
-                             b'"c":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},'
-                             b'"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},'
-                             b'"a":{"dtype":"I8","shape":[1],"data_offsets":[16,17]}}')
-    assert data[8 + n:] == (np.zeros(1).tobytes() + np.array([1, 2], "<f4").tobytes()
-                            + b"\x03")
+    assert text.rstrip() == (
+        b'{"__metadata__":{"k":"v"},'
+        b'"c":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},'
+        b'"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},'
+        b'"a":{"dtype":"I8","shape":[1],"data_offsets":[16,17]}}'
+    )
+    assert data[8 + n :] == (np.zeros(1).tobytes() + np.array([1, 2], "<f4").tobytes() + b"\x03")
 
 
-@pytest.mark.parametrize("make", [
-    lambda a: a.t(),                      # transposed
-    lambda a: a[:, ::2],                  # strided slice
-    lambda a: a[1:, 1:3],                 # offset slice
-    lambda a: a[0].unsqueeze(0).expand(4, 5),  # stride 0
-    lambda a: ember.from_numpy(a.numpy()[::-1, ::-2]),  # negative strides
-], ids=["transposed", "step", "offset", "expanded", "negative"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a.t(),  # transposed
+        lambda a: a[:, ::2],  # strided slice
+        lambda a: a[1:, 1:3],  # offset slice
+        lambda a: a[0].unsqueeze(0).expand(4, 5),  # stride 0
+        lambda a: ember.from_numpy(a.numpy()[::-1, ::-2]),  # negative strides
+    ],
+    ids=["transposed", "step", "offset", "expanded", "negative"],
+)
 def test_non_contiguous_tensors_are_written_as_their_values(make):
     base = ember.arange(20, dtype=ember.float32).reshape(4, 5)
     view = make(base)
@@ -118,7 +144,7 @@ def test_non_contiguous_tensors_are_written_as_their_values(make):
 
 
 def test_metadata_round_trip_and_order(tmp_path):
-    meta = {"z": "1", "format": "pt", "ünï": "\n\"x\"\t\x01"}
+    meta = {"z": "1", "format": "pt", "ünï": '\n"x"\t\x01'}
     path = tmp_path / "m.safetensors"
     S.save_file({"w": ember.ones(2)}, path, metadata=meta)
     assert list(_header(path.read_bytes())["__metadata__"].items()) == list(meta.items())
@@ -172,12 +198,20 @@ def test_loaded_tensors_are_writable_and_independent():
 
 
 def test_load_order_is_file_order():
-    out = S.load_bytes(S.save_bytes({"a": ember.zeros(1), "b": ember.zeros(1, dtype=ember.int64),
-                                     "c": ember.zeros(1, dtype=ember.float64)}))
+    out = S.load_bytes(
+        S.save_bytes(
+            {
+                "a": ember.zeros(1),
+                "b": ember.zeros(1, dtype=ember.int64),
+                "c": ember.zeros(1, dtype=ember.float64),
+            }
+        )
+    )
     assert list(out) == ["b", "c", "a"]
 
 
 # ---- the reference implementation ------------------------------------------------------------
+
 
 def _pair(dtype, shape, seed):
     a = _array(dtype, shape, seed)
@@ -188,7 +222,7 @@ def _pair(dtype, shape, seed):
 @pytest.mark.parametrize("metadata", [None, {}, {"format": "pt"}], ids=["none", "empty", "one"])
 def test_bytes_equal_the_reference_writer(metadata):
     ours, theirs = {}, {}
-    names = ["w", "b", "layer.0.weight", "ä/ß", "quote\"back\\slash", "ctl\n\x01", "", "Z", "a"]
+    names = ["w", "b", "layer.0.weight", "ä/ß", 'quote"back\\slash', "ctl\n\x01", "", "Z", "a"]
     for i, name in enumerate(names):
         for j, dtype in enumerate(DTYPES):
             e, t = _pair(dtype, SHAPES[(i + j) % len(SHAPES)], 10 * i + j)
@@ -222,8 +256,10 @@ def test_reference_files_read_by_ember(tmp_path):
 @needs_reference
 def test_ember_files_read_by_the_reference(tmp_path):
     pairs = {f"k{i}": _pair(d, SHAPES[i % len(SHAPES)], i) for i, d in enumerate(DTYPES)}
-    pairs["view"] = (ember.arange(12.0).reshape(3, 4)[:, 1::2],
-                     torch.arange(12.0).reshape(3, 4)[:, 1::2])
+    pairs["view"] = (
+        ember.arange(12.0).reshape(3, 4)[:, 1::2],
+        torch.arange(12.0).reshape(3, 4)[:, 1::2],
+    )
     path = tmp_path / "ours.safetensors"
     S.save({k: e for k, (e, _) in pairs.items()}, path, metadata={"format": "pt"})
     back = st_torch.load_file(path)
@@ -252,38 +288,48 @@ MALFORMED = {
     "trailing_data": _file({}, b"\0"),
     "truncated_data": _file(GOOD, b"\0" * 4),
     "gap": _file({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, b"\0" * 8),
-    "overlap": _file({**GOOD, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}},
-                     b"\0" * 8),
+    "overlap": _file(
+        {**GOOD, "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}, b"\0" * 8
+    ),
     "reversed": _file({"a": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}}, b"\0" * 8),
-    "shape_mismatch": _file({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}},
-                            b"\0" * 8),
-    "negative_dim": _file({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}},
-                          b"\0" * 8),
-    "float_dim": _file({"a": {"dtype": "F32", "shape": [2.0], "data_offsets": [0, 8]}},
-                       b"\0" * 8),
-    "bool_dim": _file({"a": {"dtype": "F32", "shape": [True, 2], "data_offsets": [0, 8]}},
-                      b"\0" * 8),
-    "unknown_dtype": _file({"a": {"dtype": "F33", "shape": [2], "data_offsets": [0, 8]}},
-                           b"\0" * 8),
-    "lowercase_dtype": _file({"a": {"dtype": "f32", "shape": [2], "data_offsets": [0, 8]}},
-                             b"\0" * 8),
+    "shape_mismatch": _file(
+        {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
+    "negative_dim": _file(
+        {"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
+    "float_dim": _file({"a": {"dtype": "F32", "shape": [2.0], "data_offsets": [0, 8]}}, b"\0" * 8),
+    "bool_dim": _file(
+        {"a": {"dtype": "F32", "shape": [True, 2], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
+    "unknown_dtype": _file(
+        {"a": {"dtype": "F33", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
+    "lowercase_dtype": _file(
+        {"a": {"dtype": "f32", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
     "missing_offsets": _file({"a": {"dtype": "F32", "shape": [2]}}, b"\0" * 8),
-    "three_offsets": _file({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 9]}},
-                           b"\0" * 8),
-    "offset_too_big": _file({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 2**64]}},
-                            b"\0" * 8),
-    "overflow": _file({"a": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}},
-                      b"\0" * 8),
+    "three_offsets": _file(
+        {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 9]}}, b"\0" * 8
+    ),
+    "offset_too_big": _file(
+        {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 2**64]}}, b"\0" * 8
+    ),
+    "overflow": _file(
+        {"a": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}}, b"\0" * 8
+    ),
     "empty_but_huge": _file({"a": {"dtype": "F32", "shape": [0, 2**62], "data_offsets": [0, 0]}}),
     "tensor_not_object": _file({"a": 5}),
     "metadata_not_strings": _file({"__metadata__": {"a": 1}}),
     "metadata_not_object": _file({"__metadata__": [1]}),
-    "nan": _file(b'{"a":{"dtype":"F32","shape":[NaN],"data_offsets":[0,8]}}', b"\0" * 8,
-                 raw=True),
+    "nan": _file(b'{"a":{"dtype":"F32","shape":[NaN],"data_offsets":[0,8]}}', b"\0" * 8, raw=True),
     "deep_nesting": _file(b"[" * 100_000 + b"]" * 100_000, raw=True),
-    "duplicate_name": _file(b'{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
-                            b'"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', b"\0" * 8,
-                            raw=True),
+    "duplicate_name": _file(
+        b'{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
+        b'"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}',
+        b"\0" * 8,
+        raw=True,
+    ),
 }
 
 
@@ -308,13 +354,21 @@ def test_the_reference_rejects_the_same_files(case):
         st_numpy.load(MALFORMED[case])
 
 
-@pytest.mark.parametrize("case,needle", [
-    ("short", "header too small"), ("huge_header_size", "header too large"),
-    ("header_past_end", "invalid header length"), ("bad_json", "invalid JSON"),
-    ("gap", "invalid offset for tensor `a`"), ("shape_mismatch", "needs 12 bytes"),
-    ("truncated_data", "truncated"), ("duplicate_name", "duplicate key `a`"),
-    ("unknown_dtype", "'F33'"), ("overflow", "overflow"),
-])
+@pytest.mark.parametrize(
+    "case,needle",
+    [
+        ("short", "header too small"),
+        ("huge_header_size", "header too large"),
+        ("header_past_end", "invalid header length"),
+        ("bad_json", "invalid JSON"),
+        ("gap", "invalid offset for tensor `a`"),
+        ("shape_mismatch", "needs 12 bytes"),
+        ("truncated_data", "truncated"),
+        ("duplicate_name", "duplicate key `a`"),
+        ("unknown_dtype", "'F33'"),
+        ("overflow", "overflow"),
+    ],
+)
 def test_error_messages_say_what_is_wrong(case, needle):
     with pytest.raises(SafetensorError, match=needle.replace("(", r"\(").replace("[", r"\[")):
         S.load_bytes(MALFORMED[case])
@@ -322,20 +376,29 @@ def test_error_messages_say_what_is_wrong(case, needle):
 
 def test_files_the_reference_accepts_are_read():
     # leading whitespace, unknown fields, null metadata, unpadded (misaligned) headers
-    lenient = [_file(b' {"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}}', raw=True,
-                     data=np.array([1, 2], "<f4").tobytes()),
-               _file({"__metadata__": None, **GOOD}, np.array([1, 2], "<f4").tobytes()),
-               _file(json.dumps(GOOD).encode(), np.array([1, 2], "<f4").tobytes(), raw=True,
-                     pad=False)]
+    lenient = [
+        _file(
+            b' {"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}}',
+            raw=True,
+            data=np.array([1, 2], "<f4").tobytes(),
+        ),
+        _file({"__metadata__": None, **GOOD}, np.array([1, 2], "<f4").tobytes()),
+        _file(json.dumps(GOOD).encode(), np.array([1, 2], "<f4").tobytes(), raw=True, pad=False),
+    ]
     for data in lenient:
         _same(S.load_bytes(data)["a"], np.array([1, 2], np.float32))
 
 
 def test_unaligned_data_is_loaded_aligned(tmp_path):
     path = tmp_path / "u.safetensors"
-    path.write_bytes(_file(json.dumps({"a": {"dtype": "F64", "shape": [2],
-                                             "data_offsets": [0, 16]}}).encode(),
-                           np.array([1.5, 2.5]).tobytes(), raw=True, pad=False))
+    path.write_bytes(
+        _file(
+            json.dumps({"a": {"dtype": "F64", "shape": [2], "data_offsets": [0, 16]}}).encode(),
+            np.array([1.5, 2.5]).tobytes(),
+            raw=True,
+            pad=False,
+        )
+    )
     for out in (S.load(path), S.load(path, mmap=True)):
         assert out["a"]._data.flags.aligned
         _same(out["a"], np.array([1.5, 2.5]))
@@ -361,7 +424,7 @@ def _mutations(data: bytes, rng: random.Random):
             for _ in range(rng.randrange(1, 4)):
                 b[rng.randrange(n + 8 if rng.random() < 0.9 else len(b))] = rng.randrange(256)
         elif kind == 1:  # truncate
-            del b[rng.randrange(len(b)):]
+            del b[rng.randrange(len(b)) :]
         elif kind == 2:  # a digit of the header changed (shapes, offsets, the size field)
             digits = [i for i in range(8, n) if chr(b[i]).isdigit()]
             b[rng.choice(digits)] = ord(rng.choice("0123456789"))
@@ -375,8 +438,11 @@ def _mutations(data: bytes, rng: random.Random):
 
 
 def test_fuzzed_files_end_in_a_clean_error_or_a_correct_load():
-    tensors = {"w": ember.arange(12.0).reshape(3, 4), "b": ember.arange(5, dtype=ember.int16),
-               "m": ember.tensor([True, False])}
+    tensors = {
+        "w": ember.arange(12.0).reshape(3, 4),
+        "b": ember.arange(5, dtype=ember.int16),
+        "m": ember.tensor([True, False]),
+    }
     data = S.save_bytes(tensors, metadata={"format": "pt"})
     rng = random.Random(0)
     loaded = 0
@@ -387,10 +453,10 @@ def test_fuzzed_files_end_in_a_clean_error_or_a_correct_load():
             continue
         loaded += 1
         n = int.from_bytes(mutated[:8], "little")
-        header = json.loads(mutated[8:8 + n])
+        header = json.loads(mutated[8 : 8 + n])
         for k, t in out.items():
             begin, end = header[k]["data_offsets"]
-            assert t.numpy().tobytes() == mutated[8 + n + begin:8 + n + end]
+            assert t.numpy().tobytes() == mutated[8 + n + begin : 8 + n + end]
             assert list(t.shape) == header[k]["shape"]
         if st_numpy is not None:  # whatever ember reads, the reference reads the same way
             ref = st_numpy.load(mutated)
@@ -402,10 +468,16 @@ def test_fuzzed_files_end_in_a_clean_error_or_a_correct_load():
 
 _HEADER_TEXT = hst.recursive(
     hst.none() | hst.booleans() | hst.integers(-3, 2**65) | hst.sampled_from(["F32", "I8", "x"]),
-    lambda kids: hst.lists(kids, max_size=3)
-    | hst.dictionaries(hst.sampled_from(["dtype", "shape", "data_offsets", "__metadata__", "a"]),
-                       kids, max_size=4),
-    max_leaves=12)
+    lambda kids: (
+        hst.lists(kids, max_size=3)
+        | hst.dictionaries(
+            hst.sampled_from(["dtype", "shape", "data_offsets", "__metadata__", "a"]),
+            kids,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=100, deadline=None)
@@ -419,7 +491,7 @@ def test_arbitrary_headers_end_in_a_clean_error_or_a_correct_load(header, data):
     n = int.from_bytes(blob[:8], "little")
     for k, t in out.items():
         begin, end = header[k]["data_offsets"]
-        assert t.numpy().tobytes() == blob[8 + n + begin:8 + n + end]
+        assert t.numpy().tobytes() == blob[8 + n + begin : 8 + n + end]
 
 
 @settings(max_examples=100, deadline=None)
@@ -442,13 +514,17 @@ def test_a_torch_checkpoint_is_not_read_as_safetensors(tmp_path):
 
 # ---- writing errors --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("obj,exc,match", [
-    ([ember.zeros(1)], ValueError, "flat dicts of tensors"),
-    ({"a": {"b": ember.zeros(1)}}, ValueError, "Key `a` is invalid.*flat dicts"),
-    ({"a": 1.0}, ValueError, "expected Tensor but received float"),
-    ({1: ember.zeros(1)}, TypeError, "names must be str"),
-    ({"__metadata__": ember.zeros(1)}, ValueError, "__metadata__"),
-])
+
+@pytest.mark.parametrize(
+    "obj,exc,match",
+    [
+        ([ember.zeros(1)], ValueError, "flat dicts of tensors"),
+        ({"a": {"b": ember.zeros(1)}}, ValueError, "Key `a` is invalid.*flat dicts"),
+        ({"a": 1.0}, ValueError, "expected Tensor but received float"),
+        ({1: ember.zeros(1)}, TypeError, "names must be str"),
+        ({"__metadata__": ember.zeros(1)}, ValueError, "__metadata__"),
+    ],
+)
 def test_only_flat_dicts_of_tensors(tmp_path, obj, exc, match):
     with pytest.raises(exc, match=match):
         S.save(obj, tmp_path / "x.safetensors")
@@ -463,8 +539,12 @@ def test_metadata_must_map_str_to_str(metadata):
 
 def test_shared_tensors_are_refused_as_the_reference_does():
     t = ember.arange(8.0)
-    for bad in ({"a": t, "b": t}, {"a": t[:5], "b": t[4:]}, {"a": t, "b": t.view(2, 4)},
-                {"a": t.view(2, 4).t(), "b": t[7:]}):
+    for bad in (
+        {"a": t, "b": t},
+        {"a": t[:5], "b": t[4:]},
+        {"a": t, "b": t.view(2, 4)},
+        {"a": t.view(2, 4).t(), "b": t[7:]},
+    ):
         with pytest.raises(RuntimeError, match="share memory"):
             S.save_bytes(bad)
     # disjoint pieces of one storage, and empty views, are fine (as the reference)
@@ -491,6 +571,7 @@ def test_meta_tensors_cannot_be_saved():
 
 
 # ---- atomic writes ---------------------------------------------------------------------------
+
 
 def test_a_failed_write_leaves_the_old_file(tmp_path, monkeypatch):
     path = tmp_path / "m.safetensors"
@@ -523,6 +604,7 @@ def test_writes_keep_permissions_and_follow_links(tmp_path):
 
 # ---- map_location and mmap -------------------------------------------------------------------
 
+
 def test_mmap_views_the_file_copy_on_write(tmp_path):
     path = tmp_path / "m.safetensors"
     S.save_file({"a": ember.arange(6.0).reshape(2, 3), "b": ember.arange(4)}, path)
@@ -552,11 +634,11 @@ def test_map_location_meta_reads_only_the_header(tmp_path, loc):
         assert f.get_tensor("a").device.type == "meta"
 
 
-@pytest.mark.parametrize("loc", [None, "cpu", ember.device("cpu"), {"cpu": "cpu"},
-                                 lambda t, where: None])
+@pytest.mark.parametrize(
+    "loc", [None, "cpu", ember.device("cpu"), {"cpu": "cpu"}, lambda t, where: None]
+)
 def test_map_location_cpu(loc):
-    _same(S.load(S.save_bytes({"a": ember.ones(2)}), map_location=loc)["a"],
-          np.ones(2, np.float32))
+    _same(S.load(S.save_bytes({"a": ember.ones(2)}), map_location=loc)["a"], np.ones(2, np.float32))
 
 
 def test_map_location_callable_and_bad_values():
@@ -572,6 +654,7 @@ def test_map_location_callable_and_bad_values():
 
 
 # ---- safe_open ---------------------------------------------------------------------------------
+
 
 def test_safe_open(tmp_path):
     path = tmp_path / "m.safetensors"
@@ -599,8 +682,14 @@ def test_safe_open(tmp_path):
 @needs_reference
 def test_safe_open_matches_the_reference(tmp_path):
     path = tmp_path / "m.safetensors"
-    st_torch.save_file({"a": torch.ones(2), "c": torch.zeros(3, dtype=torch.float64),
-                        "b": torch.arange(4, dtype=torch.int8)}, path)
+    st_torch.save_file(
+        {
+            "a": torch.ones(2),
+            "c": torch.zeros(3, dtype=torch.float64),
+            "b": torch.arange(4, dtype=torch.int8),
+        },
+        path,
+    )
     with S.safe_open(path) as ours, _st.safe_open(path, "pt") as theirs:
         assert ours.keys() == theirs.keys() and ours.offset_keys() == theirs.offset_keys()
         assert ours.metadata() == theirs.metadata()

@@ -48,8 +48,9 @@ def test_view_shares_memory_and_version(name):
     before = v._version
     x.add_(1)
     assert v._version == before + 1, f"{name}: the view must share the version counter"
-    assert float(v.reshape(-1)[0]) == float(np.asarray(VIEWS[name](ember.arange(24.0).reshape(
-        2, 3, 4) + 1).reshape(-1)[0])), f"{name}: the view must see in-place changes"
+    assert float(v.reshape(-1)[0]) == float(
+        np.asarray(VIEWS[name](ember.arange(24.0).reshape(2, 3, 4) + 1).reshape(-1)[0])
+    ), f"{name}: the view must see in-place changes"
 
 
 COPIES = {
@@ -107,12 +108,15 @@ def test_view_works_on_compatible_non_contiguous():
     np.testing.assert_array_equal(v.numpy(), x.numpy().reshape(3, 2, 2, 2))
 
 
-@pytest.mark.parametrize("shape,msg", [
-    ((-1, -1), "only one dimension can be inferred"),
-    ((5, -1), r"shape '\[5, -1\]' is invalid for input of size 12"),
-    ((7,), r"shape '\[7\]' is invalid for input of size 12"),
-    ((-2, 6), "invalid shape dimension -2"),
-])
+@pytest.mark.parametrize(
+    "shape,msg",
+    [
+        ((-1, -1), "only one dimension can be inferred"),
+        ((5, -1), r"shape '\[5, -1\]' is invalid for input of size 12"),
+        ((7,), r"shape '\[7\]' is invalid for input of size 12"),
+        ((-2, 6), "invalid shape dimension -2"),
+    ],
+)
 def test_reshape_errors(shape, msg):
     with pytest.raises(RuntimeError, match=msg):
         ember.zeros(3, 4).reshape(shape)
@@ -171,21 +175,25 @@ def test_grad_fn_names_match_torch(fn, name):
 
 
 # ---- cat / stack --------------------------------------------------------------------------------
-@pytest.mark.parametrize("a,b,want", [
-    ("int64", "float16", "float16"),
-    ("bool", "int8", "int8"),
-    ("uint8", "int8", "int16"),
-    ("float32", "float64", "float64"),
-    ("int32", "int64", "int64"),
-])
+@pytest.mark.parametrize(
+    "a,b,want",
+    [
+        ("int64", "float16", "float16"),
+        ("bool", "int8", "int8"),
+        ("uint8", "int8", "int16"),
+        ("float32", "float64", "float64"),
+        ("int32", "int64", "int64"),
+    ],
+)
 @pytest.mark.parametrize("op", ["cat", "stack"])
 def test_cat_stack_promote_like_torch(a, b, want, op):
     x = ember.ones(2, dtype=getattr(ember, a))
     y = ember.ones(2, dtype=getattr(ember, b))
     assert getattr(ember, op)([x, y]).dtype is getattr(ember, want)
     torch = pytest.importorskip("torch")
-    t = getattr(torch, op)([torch.ones(2, dtype=getattr(torch, a)),
-                            torch.ones(2, dtype=getattr(torch, b))])
+    t = getattr(torch, op)(
+        [torch.ones(2, dtype=getattr(torch, a)), torch.ones(2, dtype=getattr(torch, b))]
+    )
     assert str(t.dtype) == f"torch.{want}"
 
 
@@ -209,23 +217,38 @@ def test_cat_gradient_splits_back():
     np.testing.assert_array_equal(b.grad.numpy(), [[3]] * 2)
 
 
-@pytest.mark.parametrize("fn,exc,msg", [
-    (lambda: ember.cat([]), ValueError, r"expected a non-empty list of Tensors"),
-    (lambda: ember.cat(ember.ones(2)), TypeError, "must be tuple of Tensors, not Tensor"),
-    (lambda: ember.cat([ember.ones(2), 3]), TypeError, "expected Tensor as element 1"),
-    (lambda: ember.cat([ember.tensor(1.0)]), RuntimeError,
-     r"zero-dimensional tensor \(at position 0\) cannot be concatenated"),
-    (lambda: ember.cat([ember.ones(2, 3), ember.ones(3, 3)], 1), RuntimeError,
-     "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for "
-     "tensor number 1 in the list."),
-    (lambda: ember.cat([ember.ones(2, 3), ember.ones(2, 3, 1)]), RuntimeError,
-     "Tensors must have same number of dimensions: got 2 and 3"),
-    (lambda: ember.cat([ember.ones(2, 3)], 2), IndexError, "Dimension out of range"),
-    (lambda: ember.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
-    (lambda: ember.stack([ember.ones(2, 3), ember.ones(2)]), RuntimeError,
-     r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and \[2\] at "
-     r"entry 1"),
-])
+@pytest.mark.parametrize(
+    "fn,exc,msg",
+    [
+        (lambda: ember.cat([]), ValueError, r"expected a non-empty list of Tensors"),
+        (lambda: ember.cat(ember.ones(2)), TypeError, "must be tuple of Tensors, not Tensor"),
+        (lambda: ember.cat([ember.ones(2), 3]), TypeError, "expected Tensor as element 1"),
+        (
+            lambda: ember.cat([ember.tensor(1.0)]),
+            RuntimeError,
+            r"zero-dimensional tensor \(at position 0\) cannot be concatenated",
+        ),
+        (
+            lambda: ember.cat([ember.ones(2, 3), ember.ones(3, 3)], 1),
+            RuntimeError,
+            "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for "
+            "tensor number 1 in the list.",
+        ),
+        (
+            lambda: ember.cat([ember.ones(2, 3), ember.ones(2, 3, 1)]),
+            RuntimeError,
+            "Tensors must have same number of dimensions: got 2 and 3",
+        ),
+        (lambda: ember.cat([ember.ones(2, 3)], 2), IndexError, "Dimension out of range"),
+        (lambda: ember.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
+        (
+            lambda: ember.stack([ember.ones(2, 3), ember.ones(2)]),
+            RuntimeError,
+            r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and \[2\] at "
+            r"entry 1",
+        ),
+    ],
+)
 def test_join_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn()
@@ -265,67 +288,134 @@ def test_unbind_backward_fills_missing_grads_with_zeros():
 
 
 # ---- narrow / select / movedim errors ---------------------------------------------------------
-@pytest.mark.parametrize("fn,exc,msg", [
-    (lambda x: x.narrow(1, 3, 2), RuntimeError, r"start \(3\) \+ length \(2\) exceeds dimension "
-                                                r"size \(4\)\."),
-    (lambda x: x.narrow(0, 4, 0), IndexError, r"start out of range \(expected to be in range of "
-                                              r"\[-3, 3\], but got 4\)"),
-    (lambda x: x.narrow(0, 0, -1), RuntimeError, "narrow\\(\\): length must be non-negative."),
-    (lambda x: x.select(1, 4), IndexError, r"select\(\): index 4 out of range for tensor of size "
-                                           r"\[3, 4\] at dimension 1"),
-    (lambda x: x.movedim((0, 1), (0,)), RuntimeError, "movedim: Invalid source or destination"),
-    (lambda x: x.movedim((0, 0), (1, 0)), RuntimeError, r"movedim: repeated dim in `source`"),
-    (lambda x: x.permute(0, 0), RuntimeError, r"permute\(\): duplicate dims are not allowed."),
-    (lambda x: x.permute(0), RuntimeError, "number of dimensions in the tensor input does not "
-                                           "match"),
-    (lambda x: x.flip(0, 0), RuntimeError, "dim 0 appears multiple times in the list of dims"),
-    (lambda x: x.squeeze((1, 1)), RuntimeError, "dim 1 appears multiple times"),
-    (lambda x: x.roll((1, 2), 0), RuntimeError, "shifts and dimensions must align. shifts: 2, "
-                                                "dims:1"),
-    (lambda x: x.repeat(2), RuntimeError, "Number of dimensions of repeat dims can not be smaller"),
-    (lambda x: x.expand(3), RuntimeError, r"the number of sizes provided \(1\) must be greater"),
-    (lambda x: x.expand(2, 4), RuntimeError, r"The expanded size of the tensor \(2\) must match "
-                                             r"the existing size \(3\) at non-singleton "
-                                             r"dimension 0"),
-    (lambda x: x.expand(-1, 3, 4), RuntimeError, "isn't allowed in a leading, non-existing "
-                                                 "dimension 0"),
-    (lambda x: x.unflatten(1, (3, -1)), RuntimeError, r"unflatten: Provided sizes \[3, -1\] don't "
-                                                      r"multiply up to the size of dim 1 \(4\)"),
-    (lambda x: x.diagonal(0, 1, 1), RuntimeError, "diagonal dimensions cannot be identical 1, 1"),
-    (lambda x: x.t().t().unsqueeze(0).t(), RuntimeError, r"t\(\) expects a tensor with <= 2 "
-                                                         r"dimensions, but self is 3D"),
-    (lambda x: x[0].mT, RuntimeError, "tensor.mT is only supported on matrices or batches of "
-                                      "matrices. Got 1-D tensor."),
-    (lambda x: x[0].tril(), RuntimeError, "tril: input tensor must have at least 2 dimensions"),
-    (lambda x: x.unsqueeze(0).diag(), RuntimeError, r"diag\(\): Supports 1D or 2D tensors. Got "
-                                                    r"3D"),
-    (lambda x: x[0].fliplr(), RuntimeError, "Input must be >= 2-d."),
-    (lambda x: x.repeat_interleave(ember.tensor([1, 2]), 0), RuntimeError,
-     r"repeats must have the same size as input along dim, but got repeats.size\(0\) = 2 and "
-     r"input.size\(0\) = 3"),
-    (lambda x: x.repeat_interleave(-1), RuntimeError, "Repeats must be non-negative"),
-    (lambda x: ember.broadcast_tensors(x, ember.ones(2)), RuntimeError,
-     r"The size of tensor a \(4\) must match the size of tensor b \(2\) at non-singleton "
-     r"dimension 1"),
-    (lambda x: ember.broadcast_shapes((3, 1), (4, 2)), RuntimeError,
-     "Attempting to broadcast a dimension of length 4"),
-])
+@pytest.mark.parametrize(
+    "fn,exc,msg",
+    [
+        (
+            lambda x: x.narrow(1, 3, 2),
+            RuntimeError,
+            r"start \(3\) \+ length \(2\) exceeds dimension "
+            r"size \(4\)\.",
+        ),
+        (
+            lambda x: x.narrow(0, 4, 0),
+            IndexError,
+            r"start out of range \(expected to be in range of "
+            r"\[-3, 3\], but got 4\)",
+        ),
+        (lambda x: x.narrow(0, 0, -1), RuntimeError, "narrow\\(\\): length must be non-negative."),
+        (
+            lambda x: x.select(1, 4),
+            IndexError,
+            r"select\(\): index 4 out of range for tensor of size "
+            r"\[3, 4\] at dimension 1",
+        ),
+        (lambda x: x.movedim((0, 1), (0,)), RuntimeError, "movedim: Invalid source or destination"),
+        (lambda x: x.movedim((0, 0), (1, 0)), RuntimeError, r"movedim: repeated dim in `source`"),
+        (lambda x: x.permute(0, 0), RuntimeError, r"permute\(\): duplicate dims are not allowed."),
+        (
+            lambda x: x.permute(0),
+            RuntimeError,
+            "number of dimensions in the tensor input does not match",
+        ),
+        (lambda x: x.flip(0, 0), RuntimeError, "dim 0 appears multiple times in the list of dims"),
+        (lambda x: x.squeeze((1, 1)), RuntimeError, "dim 1 appears multiple times"),
+        (
+            lambda x: x.roll((1, 2), 0),
+            RuntimeError,
+            "shifts and dimensions must align. shifts: 2, dims:1",
+        ),
+        (
+            lambda x: x.repeat(2),
+            RuntimeError,
+            "Number of dimensions of repeat dims can not be smaller",
+        ),
+        (
+            lambda x: x.expand(3),
+            RuntimeError,
+            r"the number of sizes provided \(1\) must be greater",
+        ),
+        (
+            lambda x: x.expand(2, 4),
+            RuntimeError,
+            r"The expanded size of the tensor \(2\) must match "
+            r"the existing size \(3\) at non-singleton "
+            r"dimension 0",
+        ),
+        (
+            lambda x: x.expand(-1, 3, 4),
+            RuntimeError,
+            "isn't allowed in a leading, non-existing dimension 0",
+        ),
+        (
+            lambda x: x.unflatten(1, (3, -1)),
+            RuntimeError,
+            r"unflatten: Provided sizes \[3, -1\] don't "
+            r"multiply up to the size of dim 1 \(4\)",
+        ),
+        (
+            lambda x: x.diagonal(0, 1, 1),
+            RuntimeError,
+            "diagonal dimensions cannot be identical 1, 1",
+        ),
+        (
+            lambda x: x.t().t().unsqueeze(0).t(),
+            RuntimeError,
+            r"t\(\) expects a tensor with <= 2 "
+            r"dimensions, but self is 3D",
+        ),
+        (
+            lambda x: x[0].mT,
+            RuntimeError,
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
+        ),
+        (lambda x: x[0].tril(), RuntimeError, "tril: input tensor must have at least 2 dimensions"),
+        (
+            lambda x: x.unsqueeze(0).diag(),
+            RuntimeError,
+            r"diag\(\): Supports 1D or 2D tensors. Got "
+            r"3D",
+        ),
+        (lambda x: x[0].fliplr(), RuntimeError, "Input must be >= 2-d."),
+        (
+            lambda x: x.repeat_interleave(ember.tensor([1, 2]), 0),
+            RuntimeError,
+            r"repeats must have the same size as input along dim, but got repeats.size\(0\) = 2 "
+            r"and input.size\(0\) = 3",
+        ),
+        (lambda x: x.repeat_interleave(-1), RuntimeError, "Repeats must be non-negative"),
+        (
+            lambda x: ember.broadcast_tensors(x, ember.ones(2)),
+            RuntimeError,
+            r"The size of tensor a \(4\) must match the size of tensor b \(2\) at non-singleton "
+            r"dimension 1",
+        ),
+        (
+            lambda x: ember.broadcast_shapes((3, 1), (4, 2)),
+            RuntimeError,
+            "Attempting to broadcast a dimension of length 4",
+        ),
+    ],
+)
 def test_shape_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(ember.zeros(3, 4))
 
 
-@pytest.mark.parametrize("fn", [
-    lambda L, x: x.narrow(1, 3, 2),
-    lambda L, x: x.select(1, 4),
-    lambda L, x: x.movedim((0, 0), (1, 0)),
-    lambda L, x: x.expand(2, 4),
-    lambda L, x: L.cat([x, L.ones(3, 3)], 0),
-    lambda L, x: x.view(5, -1),
-    lambda L, x: x.split([1, 2], 1),
-    lambda L, x: x.unbind(2),
-    lambda L, x: x.diagonal(0, 1, 1),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, x: x.narrow(1, 3, 2),
+        lambda L, x: x.select(1, 4),
+        lambda L, x: x.movedim((0, 0), (1, 0)),
+        lambda L, x: x.expand(2, 4),
+        lambda L, x: L.cat([x, L.ones(3, 3)], 0),
+        lambda L, x: x.view(5, -1),
+        lambda L, x: x.split([1, 2], 1),
+        lambda L, x: x.unbind(2),
+        lambda L, x: x.diagonal(0, 1, 1),
+    ],
+)
 def test_error_types_match_torch(fn):
     torch = pytest.importorskip("torch")
     with pytest.raises(Exception) as want:
@@ -419,20 +509,23 @@ def test_parity_with_torch(name):
 
 
 # ---- meta -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("fn,shape", [
-    (lambda x: ember.cat([x, x], 1), (2, 6, 4)),
-    (lambda x: ember.stack([x, x], -1), (2, 3, 4, 2)),
-    (lambda x: x.roll(1, 2), (2, 3, 4)),
-    (lambda x: x.diagonal(1, 0, 2), (3, 2)),
-    (lambda x: x.diag_embed(), (2, 3, 4, 4)),
-    (lambda x: x.repeat(2, 1, 1, 1), (2, 2, 3, 4)),
-    (lambda x: x.repeat_interleave(2, 1), (2, 6, 4)),
-    (lambda x: x.tril(), (2, 3, 4)),
-    (lambda x: x.flip(1), (2, 3, 4)),
-    (lambda x: x.mT, (2, 4, 3)),
-    (lambda x: x.split(2, 2)[1], (2, 3, 2)),
-    (lambda x: x[:, [0, 0, 1, 2]], (2, 4, 4)),
-])
+@pytest.mark.parametrize(
+    "fn,shape",
+    [
+        (lambda x: ember.cat([x, x], 1), (2, 6, 4)),
+        (lambda x: ember.stack([x, x], -1), (2, 3, 4, 2)),
+        (lambda x: x.roll(1, 2), (2, 3, 4)),
+        (lambda x: x.diagonal(1, 0, 2), (3, 2)),
+        (lambda x: x.diag_embed(), (2, 3, 4, 4)),
+        (lambda x: x.repeat(2, 1, 1, 1), (2, 2, 3, 4)),
+        (lambda x: x.repeat_interleave(2, 1), (2, 6, 4)),
+        (lambda x: x.tril(), (2, 3, 4)),
+        (lambda x: x.flip(1), (2, 3, 4)),
+        (lambda x: x.mT, (2, 4, 3)),
+        (lambda x: x.split(2, 2)[1], (2, 3, 2)),
+        (lambda x: x[:, [0, 0, 1, 2]], (2, 4, 4)),
+    ],
+)
 def test_meta_shapes_without_data(fn, shape):
     x = ember.empty(2, 3, 4, device="meta")
     out = fn(x)

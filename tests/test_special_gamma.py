@@ -16,11 +16,15 @@ needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (
 
 RNG = np.random.default_rng(1234)
 # positive values over 24 decades, the zeros of lgamma, and negative non-integers
-WIDE = np.concatenate([
-    np.exp(RNG.uniform(-25, 12, 3000)), RNG.uniform(1e-6, 4, 2000),
-    1 + RNG.uniform(-1e-6, 1e-6, 50), 2 + RNG.uniform(-1e-6, 1e-6, 50),
-    RNG.uniform(-40, 0, 2000),
-])
+WIDE = np.concatenate(
+    [
+        np.exp(RNG.uniform(-25, 12, 3000)),
+        RNG.uniform(1e-6, 4, 2000),
+        1 + RNG.uniform(-1e-6, 1e-6, 50),
+        2 + RNG.uniform(-1e-6, 1e-6, 50),
+        RNG.uniform(-40, 0, 2000),
+    ]
+)
 WIDE = WIDE[WIDE != np.round(WIDE)]
 
 
@@ -99,10 +103,15 @@ def test_igamma_matches_torch_and_mpmath():
         # torch's own error here is ~2e-9 (against mpmath)
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-300)
     mp = _mp()
-    want = np.array([float(mp.gammainc(float(s), 0, float(t), regularized=True))
-                     for s, t in zip(a[:200], x[:200])])
-    np.testing.assert_allclose(ember.igamma(ember.tensor(a[:200]), ember.tensor(x[:200])).numpy(),
-                               want, rtol=1e-12)
+    want = np.array(
+        [
+            float(mp.gammainc(float(s), 0, float(t), regularized=True))
+            for s, t in zip(a[:200], x[:200])
+        ]
+    )
+    np.testing.assert_allclose(
+        ember.igamma(ember.tensor(a[:200]), ember.tensor(x[:200])).numpy(), want, rtol=1e-12
+    )
     # limits: P(a, 0) = 0, P(0, x) = 1, P(a, inf) = 1, negative arguments give nan
     sa = np.array([0.0, 0.0, 1.0, 1.0, -1.0, 2.0, np.inf, 2.0])
     sx = np.array([0.0, 1.0, 0.0, np.inf, 1.0, -1.0, 1.0, np.nan])
@@ -121,8 +130,9 @@ def test_dtypes_and_integer_inputs_match_torch():
             want = getattr(torch, name)(torch.from_numpy(x))
             assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
             tol = 1e-5 if dt == "float32" else 2e-3
-            np.testing.assert_allclose(got.numpy().astype(float), want.numpy().astype(float),
-                                       rtol=tol, atol=tol)
+            np.testing.assert_allclose(
+                got.numpy().astype(float), want.numpy().astype(float), rtol=tol, atol=tol
+            )
     assert ember.lgamma(ember.tensor([3])).dtype == ember.float32
     assert ember.digamma(ember.tensor([True])).dtype == ember.float32
 
@@ -133,10 +143,11 @@ def test_mvlgamma_and_backward_match_torch():
     e = ember.tensor(x, requires_grad=True)
     t = torch.tensor(x, requires_grad=True)
     for p in (1, 2, 5):
-        ge, = ember.autograd.grad(ember.mvlgamma(e, p).sum(), e)
-        gt, = torch.autograd.grad(torch.mvlgamma(t, p).sum(), t)
-        np.testing.assert_allclose(ember.mvlgamma(e, p).detach().numpy(),
-                                   torch.mvlgamma(t, p).detach().numpy(), rtol=1e-13)
+        (ge,) = ember.autograd.grad(ember.mvlgamma(e, p).sum(), e)
+        (gt,) = torch.autograd.grad(torch.mvlgamma(t, p).sum(), t)
+        np.testing.assert_allclose(
+            ember.mvlgamma(e, p).detach().numpy(), torch.mvlgamma(t, p).detach().numpy(), rtol=1e-13
+        )
         np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=1e-12)
 
 

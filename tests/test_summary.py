@@ -20,16 +20,18 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def _known_model(nn):
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8),
-                                          nn.ReLU(), nn.MaxPool2d(2))
+            self.features = nn.Sequential(
+                nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2)
+            )
             self.fc = nn.Linear(8 * 4 * 4, 10)
             self.fc.bias.requires_grad_(False)
 
@@ -77,8 +79,9 @@ def test_known_model_table_and_numbers():
     assert s.total_output_bytes == 2 * 4 * (3 * 1024 + 256 + 20)
     assert s.total_bytes == s.total_param_bytes + s.total_input_bytes + s.total_output_bytes
     assert s.params_size_mb == pytest.approx(4 * 1386 / 1e6)
-    assert [(r.name, r.type_name, r.depth, r.output_shape, r.num_params, r.trainable)
-            for r in s.layers] == [
+    assert [
+        (r.name, r.type_name, r.depth, r.output_shape, r.num_params, r.trainable) for r in s.layers
+    ] == [
         ("", "Net", 0, (2, 10), 0, "Partial"),
         ("features", "Sequential", 1, (2, 8, 4, 4), 0, "True"),
         ("features.0", "Conv2d", 2, (2, 8, 8, 8), 80, "True"),
@@ -99,8 +102,7 @@ def test_known_model_counts_match_torch():
 
 def test_depth_limits_rows_and_counts_subtrees():
     s = ember.summary(_known_model(enn), input_size=(2, 1, 8, 8), depth=1)
-    assert [(r.name, r.num_params) for r in s.layers] == [("", 0), ("features", 96),
-                                                          ("fc", 1290)]
+    assert [(r.name, r.num_params) for r in s.layers] == [("", 0), ("features", 96), ("fc", 1290)]
     assert s.total_params == 1386
     s0 = ember.summary(_known_model(enn), input_size=(2, 1, 8, 8), depth=0)
     assert [(r.name, r.num_params) for r in s0.layers] == [("", 1386)]
@@ -114,8 +116,12 @@ LAYERS = [
     ("Conv1d", lambda nn: nn.Conv1d(3, 4, 3, stride=2, padding=1), [(2, 3, 10)], None),
     ("Conv2d", lambda nn: nn.Conv2d(3, 4, 3, dilation=2, groups=1), [(2, 3, 10, 9)], None),
     ("Conv3d", lambda nn: nn.Conv3d(3, 4, 3, padding=1), [(2, 3, 5, 6, 4)], None),
-    ("ConvTranspose2d", lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1),
-     [(2, 3, 5, 6)], None),
+    (
+        "ConvTranspose2d",
+        lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1),
+        [(2, 3, 5, 6)],
+        None,
+    ),
     ("BatchNorm1d", lambda nn: nn.BatchNorm1d(3), [(4, 3, 5)], None),
     ("BatchNorm2d", lambda nn: nn.BatchNorm2d(3), [(4, 3, 5, 5)], None),
     ("LayerNorm", lambda nn: nn.LayerNorm([3, 5]), [(2, 3, 5)], None),
@@ -127,28 +133,54 @@ LAYERS = [
     ("Embedding", lambda nn: nn.Embedding(10, 4, padding_idx=0), [(2, 5)], [L]),
     ("EmbeddingBag", lambda nn: nn.EmbeddingBag(10, 4), [(2, 5)], [L]),
     ("RNN", lambda nn: nn.RNN(4, 6, nonlinearity="relu"), [(5, 2, 4)], None),
-    ("RNN_bi_2layer", lambda nn: nn.RNN(4, 6, 2, bidirectional=True, batch_first=True),
-     [(2, 5, 4)], None),
+    (
+        "RNN_bi_2layer",
+        lambda nn: nn.RNN(4, 6, 2, bidirectional=True, batch_first=True),
+        [(2, 5, 4)],
+        None,
+    ),
     ("GRU", lambda nn: nn.GRU(4, 6), [(5, 2, 4)], None),
     ("GRU_bi_2layer", lambda nn: nn.GRU(4, 6, 2, bidirectional=True), [(5, 2, 4)], None),
     ("LSTM", lambda nn: nn.LSTM(4, 6), [(5, 2, 4)], None),
-    ("LSTM_bi_2layer", lambda nn: nn.LSTM(4, 6, 2, bidirectional=True, batch_first=True),
-     [(2, 5, 4)], None),
+    (
+        "LSTM_bi_2layer",
+        lambda nn: nn.LSTM(4, 6, 2, bidirectional=True, batch_first=True),
+        [(2, 5, 4)],
+        None,
+    ),
     ("LSTM_proj", lambda nn: nn.LSTM(4, 6, proj_size=3), [(5, 2, 4)], None),
     ("LSTM_unbatched", lambda nn: nn.LSTM(4, 6, 2), [(5, 4)], None),
     ("LSTMCell", lambda nn: nn.LSTMCell(4, 6), [(2, 4)], None),
     ("GRUCell", lambda nn: nn.GRUCell(4, 6), [(2, 4)], None),
     ("MultiheadAttention", lambda nn: nn.MultiheadAttention(8, 2), [(5, 2, 8)] * 3, None),
-    ("MultiheadAttention_kv", lambda nn: nn.MultiheadAttention(8, 2, batch_first=True, kdim=6,
-                                                               vdim=4),
-     [(2, 5, 8), (2, 7, 6), (2, 7, 4)], None),
-    ("TransformerEncoder", lambda nn: nn.TransformerEncoder(
-        nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=True), 2,
-        enable_nested_tensor=False), [(2, 5, 8)], None),
-    ("TransformerDecoder", lambda nn: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16),
-                                                            2), [(5, 2, 8), (6, 2, 8)], None),
-    ("Transformer", lambda nn: nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
-     [(2, 5, 8), (2, 6, 8)], None),
+    (
+        "MultiheadAttention_kv",
+        lambda nn: nn.MultiheadAttention(8, 2, batch_first=True, kdim=6, vdim=4),
+        [(2, 5, 8), (2, 7, 6), (2, 7, 4)],
+        None,
+    ),
+    (
+        "TransformerEncoder",
+        lambda nn: nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=True),
+            2,
+            enable_nested_tensor=False,
+        ),
+        [(2, 5, 8)],
+        None,
+    ),
+    (
+        "TransformerDecoder",
+        lambda nn: nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2),
+        [(5, 2, 8), (6, 2, 8)],
+        None,
+    ),
+    (
+        "Transformer",
+        lambda nn: nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
+        [(2, 5, 8), (2, 6, 8)],
+        None,
+    ),
     ("Dropout", lambda nn: nn.Dropout(0.3), [(2, 3)], None),
     ("Flatten", lambda nn: nn.Flatten(), [(2, 3, 4)], None),
     ("Bilinear", lambda nn: nn.Bilinear(3, 4, 5), [(2, 3), (2, 4)], None),
@@ -169,8 +201,10 @@ def _torch_shapes(out):
 
 def _torch_inputs(shapes, dtypes):
     dtypes = dtypes or [None] * len(shapes)
-    return [torch.zeros(s, dtype=torch.long) if d == L else torch.zeros(s, dtype=torch.float64)
-            for s, d in zip(shapes, dtypes, strict=True)]
+    return [
+        torch.zeros(s, dtype=torch.long) if d == L else torch.zeros(s, dtype=torch.float64)
+        for s, d in zip(shapes, dtypes, strict=True)
+    ]
 
 
 @needs_torch
@@ -178,10 +212,14 @@ def _torch_inputs(shapes, dtypes):
 @pytest.mark.parametrize("name,make,shapes,dtypes", LAYERS, ids=[c[0] for c in LAYERS])
 def test_layer_shapes_match_torch(name, make, shapes, dtypes, mode):
     m = make(enn)
-    ed = [ember.long if d == L else ember.float64 for d in dtypes] if dtypes else \
-        [ember.float64] * len(shapes)
-    s = ember.summary(m.double(), input_size=shapes if len(shapes) > 1 else shapes[0],
-                      dtypes=ed, mode=mode)
+    ed = (
+        [ember.long if d == L else ember.float64 for d in dtypes]
+        if dtypes
+        else [ember.float64] * len(shapes)
+    )
+    s = ember.summary(
+        m.double(), input_size=shapes if len(shapes) > 1 else shapes[0], dtypes=ed, mode=mode
+    )
     t = make(torch.nn).double()
     t.train(mode == "train")
     torch.manual_seed(0)
@@ -208,31 +246,40 @@ def _extra_cases():
     def sdpa(lib):
         F = lib.nn.functional
         mask = lib.ones(5, 5, dtype=lib.bool).tril()
-        return (_Fn(lib.nn, lambda q, k, v: F.scaled_dot_product_attention(q, k, v,
-                                                                           attn_mask=mask)),
-                [lib.zeros(2, 4, 5, 8)] * 3, {})
+        return (
+            _Fn(lib.nn, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask)),
+            [lib.zeros(2, 4, 5, 8)] * 3,
+            {},
+        )
 
     def one_hot(lib):
-        return _Fn(lib.nn, lambda x: lib.nn.functional.one_hot(x, 5)), [lib.zeros(4, 3,
-                                                                              dtype=lib.long)], {}
+        return (
+            _Fn(lib.nn, lambda x: lib.nn.functional.one_hot(x, 5)),
+            [lib.zeros(4, 3, dtype=lib.long)],
+            {},
+        )
 
     def emb_max_norm(lib):
         return lib.nn.Embedding(10, 4, max_norm=1.0), [lib.ones(2, 3, dtype=lib.long)], {}
 
     def bag_offsets(lib):
-        return (lib.nn.EmbeddingBag(10, 4, mode="max"),
-                [lib.tensor([1, 2, 3, 4]), lib.tensor([0, 1, 3])], {})
+        return (
+            lib.nn.EmbeddingBag(10, 4, mode="max"),
+            [lib.tensor([1, 2, 3, 4]), lib.tensor([0, 1, 3])],
+            {},
+        )
 
     def mha_kpm(lib):
-        return (lib.nn.MultiheadAttention(8, 2, batch_first=True), [lib.zeros(2, 5, 8)] * 3,
-                {"key_padding_mask": lib.zeros(2, 5, dtype=lib.bool),
-                 "average_attn_weights": False})
+        return (
+            lib.nn.MultiheadAttention(8, 2, batch_first=True),
+            [lib.zeros(2, 5, 8)] * 3,
+            {"key_padding_mask": lib.zeros(2, 5, dtype=lib.bool), "average_attn_weights": False},
+        )
 
     def enc_kpm(lib):
         nn = lib.nn
         enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2)
-        return enc, [lib.zeros(2, 5, 8)], {"src_key_padding_mask": lib.zeros(2, 5,
-                                                                             dtype=lib.bool)}
+        return enc, [lib.zeros(2, 5, 8)], {"src_key_padding_mask": lib.zeros(2, 5, dtype=lib.bool)}
 
     def packed_gru(lib):
         pack = lib.nn.utils.rnn.pack_padded_sequence
@@ -240,9 +287,11 @@ def _extra_cases():
 
     def loss(lib):
         F = lib.nn.functional
-        return (_Fn(lib.nn, lambda x, t: F.cross_entropy(x, t, ignore_index=1,
-                                                         label_smoothing=0.1)),
-                [lib.zeros(4, 3), lib.zeros(4, dtype=lib.long)], {})
+        return (
+            _Fn(lib.nn, lambda x, t: F.cross_entropy(x, t, ignore_index=1, label_smoothing=0.1)),
+            [lib.zeros(4, 3), lib.zeros(4, dtype=lib.long)],
+            {},
+        )
 
     return [sdpa, one_hot, emb_max_norm, bag_offsets, mha_kpm, enc_kpm, packed_gru, loss]
 
@@ -300,8 +349,12 @@ def _gpt(nn, F, vocab=65, block=16, n_layer=2, n_head=4, n_embd=32, device=None)
             self.ln_1 = nn.LayerNorm(n_embd)
             self.attn = CausalSelfAttention()
             self.ln_2 = nn.LayerNorm(n_embd)
-            self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(),
-                                     nn.Linear(4 * n_embd, n_embd), nn.Dropout(0.1))
+            self.mlp = nn.Sequential(
+                nn.Linear(n_embd, 4 * n_embd),
+                nn.GELU(),
+                nn.Linear(4 * n_embd, n_embd),
+                nn.Dropout(0.1),
+            )
 
         def forward(self, x):
             x = x + self.attn(self.ln_1(x))
@@ -310,10 +363,15 @@ def _gpt(nn, F, vocab=65, block=16, n_layer=2, n_head=4, n_embd=32, device=None)
     class GPT(nn.Module):
         def __init__(self):
             super().__init__()
-            self.transformer = nn.ModuleDict(dict(
-                wte=nn.Embedding(vocab, n_embd), wpe=nn.Embedding(block, n_embd),
-                drop=nn.Dropout(0.1), h=nn.ModuleList([Block() for _ in range(n_layer)]),
-                ln_f=nn.LayerNorm(n_embd)))
+            self.transformer = nn.ModuleDict(
+                dict(
+                    wte=nn.Embedding(vocab, n_embd),
+                    wpe=nn.Embedding(block, n_embd),
+                    drop=nn.Dropout(0.1),
+                    h=nn.ModuleList([Block() for _ in range(n_layer)]),
+                    ln_f=nn.LayerNorm(n_embd),
+                )
+            )
             self.lm_head = nn.Linear(n_embd, vocab, bias=False)
             self.transformer.wte.weight = self.lm_head.weight  # tied
 
@@ -326,8 +384,9 @@ def _gpt(nn, F, vocab=65, block=16, n_layer=2, n_head=4, n_embd=32, device=None)
             logits = self.lm_head(self.transformer.ln_f(x))
             loss = None
             if targets is not None:
-                loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
-                                       ignore_index=-1)
+                loss = F.cross_entropy(
+                    logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+                )
             return logits, loss
 
     return GPT()
@@ -387,28 +446,44 @@ def _resnet_block(nn):
             self.relu = nn.ReLU(inplace=True)
             self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
             self.bn2 = nn.BatchNorm2d(cout)
-            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                            nn.BatchNorm2d(cout))
+            self.downsample = nn.Sequential(
+                nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)
+            )
 
         def forward(self, x):
             out = self.relu(self.bn1(self.conv1(x)))  # relu called twice: two rows
             out = self.bn2(self.conv2(out))
             return self.relu(out + self.downsample(x))
 
-    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), BasicBlock(8, 16, 2),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+    return nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        BasicBlock(8, 16, 2),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(16, 10),
+    )
 
 
 def test_resnet_block_rows_and_repeated_module():
     s = ember.summary(_resnet_block(enn), input_size=(2, 3, 16, 16))
     names = [(r.name, r.output_shape) for r in s.layers]
     assert names == [
-        ("", (2, 10)), ("0", (2, 8, 16, 16)), ("1", (2, 16, 8, 8)),
-        ("1.conv1", (2, 16, 8, 8)), ("1.bn1", (2, 16, 8, 8)), ("1.relu", (2, 16, 8, 8)),
-        ("1.conv2", (2, 16, 8, 8)), ("1.bn2", (2, 16, 8, 8)),
-        ("1.downsample", (2, 16, 8, 8)), ("1.downsample.0", (2, 16, 8, 8)),
-        ("1.downsample.1", (2, 16, 8, 8)), ("1.relu", (2, 16, 8, 8)),
-        ("2", (2, 16, 1, 1)), ("3", (2, 16)), ("4", (2, 10))]
+        ("", (2, 10)),
+        ("0", (2, 8, 16, 16)),
+        ("1", (2, 16, 8, 8)),
+        ("1.conv1", (2, 16, 8, 8)),
+        ("1.bn1", (2, 16, 8, 8)),
+        ("1.relu", (2, 16, 8, 8)),
+        ("1.conv2", (2, 16, 8, 8)),
+        ("1.bn2", (2, 16, 8, 8)),
+        ("1.downsample", (2, 16, 8, 8)),
+        ("1.downsample.0", (2, 16, 8, 8)),
+        ("1.downsample.1", (2, 16, 8, 8)),
+        ("1.relu", (2, 16, 8, 8)),
+        ("2", (2, 16, 1, 1)),
+        ("3", (2, 16)),
+        ("4", (2, 10)),
+    ]
     assert sum(r.num_params for r in s.layers) == s.total_params
 
 
@@ -435,8 +510,11 @@ def test_shared_module_called_twice_is_recursive():
     rows = [(r.name, r.depth, r.num_params, r.note, r.output_shape) for r in s.layers]
     assert rows == [
         ("", 0, 0, "", (3, 4)),
-        ("block", 1, 0, "", (3, 4)), ("block.0", 2, 20, "", (3, 4)), ("block.1", 2, 0, "", (3, 4)),
-        ("block", 1, 0, "", (3, 4)), ("block.0", 2, 0, "(recursive)", (3, 4)),
+        ("block", 1, 0, "", (3, 4)),
+        ("block.0", 2, 20, "", (3, 4)),
+        ("block.1", 2, 0, "", (3, 4)),
+        ("block", 1, 0, "", (3, 4)),
+        ("block.0", 2, 0, "(recursive)", (3, 4)),
         ("block.1", 2, 0, "", (3, 4)),
         ("unused", 1, 10, "", None),  # never called: listed, counted, no shape
     ]
@@ -463,11 +541,16 @@ def test_module_called_from_outside_its_parent():
             return self.b(x)
 
     s = ember.summary(M(), input_size=(2, 3))
-    assert [(r.name, r.depth, r.num_params) for r in s.layers] == [("", 0, 0), ("b", 1, 0),
-                                                                  ("a", 2, 12)]
+    assert [(r.name, r.depth, r.num_params) for r in s.layers] == [
+        ("", 0, 0),
+        ("b", 1, 0),
+        ("a", 2, 12),
+    ]
     s = ember.summary(M(), input_size=(2, 3), depth=1)  # b's row covers the hidden row of a
-    assert [(r.name, r.num_params, r.trainable) for r in s.layers] == [("", 0, "True"),
-                                                                      ("b", 12, "True")]
+    assert [(r.name, r.num_params, r.trainable) for r in s.layers] == [
+        ("", 0, "True"),
+        ("b", 12, "True"),
+    ]
     assert s.total_params == 12
 
 
@@ -509,8 +592,9 @@ def test_model_unchanged():
     for mode in ("train", "eval", "same"):
         ember.summary(m, input_size=(2, 3, 16, 16), mode=mode)
     assert seen == [(2, 10)] * 3  # the user's hook ran (on the meta forward) and is kept
-    assert list(m.parameters()) == params and all(a is b for a, b in zip(
-        m.parameters(), params, strict=True))
+    assert list(m.parameters()) == params and all(
+        a is b for a, b in zip(m.parameters(), params, strict=True)
+    )
     for p, d in zip(params, data, strict=True):
         assert p.device.type == "cpu" and ember.equal(p, d)
     for k, b in m.named_buffers():  # running stats and num_batches_tracked untouched
@@ -622,8 +706,17 @@ def test_lazy_module_is_refused():
 
 
 # ---- the meta shape rules summary needed, against NumPy -----------------------------------------
-@pytest.mark.parametrize("a,b", [((3, 4), (4, 5)), ((2, 3, 4), (4,)), ((2, 3, 4), (5, 4, 6)),
-                                 ((), (3,)), ((4,), (4,)), ((4,), (4, 2))])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ((3, 4), (4, 5)),
+        ((2, 3, 4), (4,)),
+        ((2, 3, 4), (5, 4, 6)),
+        ((), (3,)),
+        ((4,), (4,)),
+        ((4,), (4, 2)),
+    ],
+)
 def test_meta_dot_matches_numpy(a, b):
     import numpy as np
 

@@ -16,15 +16,17 @@ try:
     from torch.optim import swa_utils as TS
 except ImportError:  # pragma: no cover - CI installs torch
     torch = TS = None
-needs_torch = pytest.mark.skipif(torch is None,
-                                 reason="torch is the reference for this test (pip install torch)")
+needs_torch = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for this test (pip install torch)"
+)
 
 
 def _model(lib, conv=False):
     nn = lib.nn
     if conv:
-        return nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(),
-                             nn.Linear(12, 2)).double()
+        return nn.Sequential(
+            nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(), nn.Linear(12, 2)
+        ).double()
     return nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5), nn.Tanh(), nn.Linear(5, 2)).double()
 
 
@@ -32,8 +34,9 @@ def _pair(conv=False):
     """The same float64 model in ember and torch (weights copied through a state dict)."""
     tm = _model(torch, conv)
     em = _model(ember, conv)
-    em.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
-                        for k, v in tm.state_dict().items()})
+    em.load_state_dict(
+        {k: ember.from_numpy(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
+    )
     return em, tm
 
 
@@ -93,8 +96,11 @@ def test_averaged_model_matches_torch(name, use_buffers):
     x = np.random.default_rng(1).standard_normal((3, 4))
     ea.eval()
     ta.eval()
-    np.testing.assert_allclose(ea(ember.from_numpy(x)).detach().numpy(),
-                               ta(torch.from_numpy(x)).detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(
+        ea(ember.from_numpy(x)).detach().numpy(),
+        ta(torch.from_numpy(x)).detach().numpy(),
+        rtol=1e-10,
+    )
     # the model's own weights are not touched by averaging
     _assert_state_equal(em.state_dict(), tm.state_dict(), rtol=1e-10)
 
@@ -111,8 +117,9 @@ def test_swa_default_is_the_mean_of_the_snapshots():
         snapshots.append([p.detach().numpy().copy() for p in em.parameters()])
         ea.update_parameters(em)
     for i, p in enumerate(ea.module.parameters()):
-        np.testing.assert_allclose(p.detach().numpy(), np.mean([s[i] for s in snapshots], 0),
-                                   rtol=1e-13)
+        np.testing.assert_allclose(
+            p.detach().numpy(), np.mean([s[i] for s in snapshots], 0), rtol=1e-13
+        )
     # buffers follow the model when they are not averaged
     em.train()
     em(ember.randn(6, 4, dtype=ember.float64))
@@ -198,8 +205,9 @@ def test_decay_errors_match_torch(decay):
 
 def test_avg_fn_and_multi_avg_fn_exclude_each_other():
     with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
-        S.AveragedModel(_model(ember), avg_fn=S.get_swa_avg_fn(),
-                        multi_avg_fn=S.get_swa_multi_avg_fn())
+        S.AveragedModel(
+            _model(ember), avg_fn=S.get_swa_avg_fn(), multi_avg_fn=S.get_swa_multi_avg_fn()
+        )
 
 
 def test_averaged_model_is_a_copy_with_torch_keys():
@@ -240,10 +248,12 @@ def test_update_bn_is_the_plain_average_of_batch_statistics():
     model = ember.nn.BatchNorm1d(3).double()
     xs = [np.random.default_rng(i).standard_normal((10, 3)) for i in range(4)]
     S.update_bn([ember.from_numpy(x) for x in xs], model, device="cpu")
-    np.testing.assert_allclose(model.running_mean.numpy(), np.mean([x.mean(0) for x in xs], 0),
-                               rtol=1e-12)
-    np.testing.assert_allclose(model.running_var.numpy(),
-                               np.mean([x.var(0, ddof=1) for x in xs], 0), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.running_mean.numpy(), np.mean([x.mean(0) for x in xs], 0), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        model.running_var.numpy(), np.mean([x.var(0, ddof=1) for x in xs], 0), rtol=1e-12
+    )
     assert model.training
 
 
@@ -295,8 +305,7 @@ def test_swalr_matches_torch(kwargs, kind):
 @needs_torch
 def test_swalr_after_cosine_annealing_matches_torch():
     seqs = []
-    for lib, L, M in [(ember, ember.optim.lr_scheduler, S),
-                      (torch, torch.optim.lr_scheduler, TS)]:
+    for lib, L, M in [(ember, ember.optim.lr_scheduler, S), (torch, torch.optim.lr_scheduler, TS)]:
         opt = _opt(lib)
         cosine = L.CosineAnnealingLR(opt, T_max=10)
         swa = M.SWALR(opt, swa_lr=0.03, anneal_epochs=4)
@@ -329,12 +338,15 @@ def test_swalr_state_dict_resume_and_cross():
 
 
 @needs_torch
-@pytest.mark.parametrize("kwargs", [
-    {"swa_lr": 0.1, "anneal_strategy": "step"},
-    {"swa_lr": 0.1, "anneal_epochs": -1},
-    {"swa_lr": 0.1, "anneal_epochs": 2.0},
-    {"swa_lr": [0.1]},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"swa_lr": 0.1, "anneal_strategy": "step"},
+        {"swa_lr": 0.1, "anneal_epochs": -1},
+        {"swa_lr": 0.1, "anneal_epochs": 2.0},
+        {"swa_lr": [0.1]},
+    ],
+)
 def test_swalr_errors_match_torch(kwargs):
     with pytest.raises(ValueError) as e_info:
         S.SWALR(_opt(ember), **kwargs)

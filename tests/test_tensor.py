@@ -45,18 +45,32 @@ SCALARS = [2, 2.5, True]
 
 
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("other", ["scalar_int", "scalar_float", "scalar_bool", "zero_dim_f64",
-                                   "zero_dim_i64", "dim_f16", "dim_i32"])
+@pytest.mark.parametrize(
+    "other",
+    [
+        "scalar_int",
+        "scalar_float",
+        "scalar_bool",
+        "zero_dim_f64",
+        "zero_dim_i64",
+        "dim_f16",
+        "dim_i32",
+    ],
+)
 def test_binary_result_dtype_matches_torch(dt, other):
     torch = pytest.importorskip("torch")
 
     def make(lib):
         x = lib.ones(3, dtype=getattr(lib, dt))
-        o = {"scalar_int": 2, "scalar_float": 2.5, "scalar_bool": True,
-             "zero_dim_f64": lib.tensor(1.5, dtype=lib.float64),
-             "zero_dim_i64": lib.tensor(3, dtype=lib.int64),
-             "dim_f16": lib.ones(3, dtype=lib.float16),
-             "dim_i32": lib.ones(3, dtype=lib.int32)}[other]
+        o = {
+            "scalar_int": 2,
+            "scalar_float": 2.5,
+            "scalar_bool": True,
+            "zero_dim_f64": lib.tensor(1.5, dtype=lib.float64),
+            "zero_dim_i64": lib.tensor(3, dtype=lib.int64),
+            "dim_f16": lib.ones(3, dtype=lib.float16),
+            "dim_i32": lib.ones(3, dtype=lib.int32),
+        }[other]
         return x, o
 
     for op in (lambda x, o: x * o, lambda x, o: o * x, lambda x, o: x / o):
@@ -128,8 +142,9 @@ def test_arange_matches_torch(args):
 @pytest.mark.parametrize("args", [(0, 1, 5), (-3, 7, 11), (2, 2, 1), (0, 1, 0), (1.5, -2, 8)])
 def test_linspace_matches_torch(args):
     torch = pytest.importorskip("torch")
-    np.testing.assert_allclose(ember.linspace(*args).numpy(), torch.linspace(*args).numpy(),
-                               rtol=0, atol=1e-7)
+    np.testing.assert_allclose(
+        ember.linspace(*args).numpy(), torch.linspace(*args).numpy(), rtol=0, atol=1e-7
+    )
 
 
 def test_requires_grad_factory_argument():
@@ -202,8 +217,7 @@ _TO_CALLS = {
     "None": lambda lib, t: t.to(None),
     "device, dtype=": lambda lib, t: t.to("cpu", dtype=lib.float64),
     "device object, dtype, copy=": lambda lib, t: t.to(lib.device("cpu"), lib.float16, copy=True),
-    "keywords": lambda lib, t: t.to(device="cpu", dtype=lib.float64, non_blocking=True,
-                                    copy=True),
+    "keywords": lambda lib, t: t.to(device="cpu", dtype=lib.float64, non_blocking=True, copy=True),
     "dtype= only": lambda lib, t: t.to(dtype=lib.float64),
     "other": lambda lib, t: t.to(lib.ones(1, dtype=lib.float16)),
     "other, non_blocking": lambda lib, t: t.to(lib.ones(1, dtype=lib.float16), True),

@@ -19,8 +19,9 @@ try:
     import torch
 except ImportError:  # pragma: no cover - CI installs torch
     torch = None
-pytestmark = pytest.mark.skipif(torch is None,
-                                reason="torch is the reference for these tests (pip install torch)")
+pytestmark = pytest.mark.skipif(
+    torch is None, reason="torch is the reference for these tests (pip install torch)"
+)
 
 RTOL, ATOL = 1e-8, 1e-10
 
@@ -45,8 +46,9 @@ def pair(source):
     for m in (*mt.modules(), *me.modules()):
         if type(m).__name__ == "Dropout":
             m.p = 0.0
-    me.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
-                        for k, v in mt.state_dict().items()})
+    me.load_state_dict(
+        {k: ember.from_numpy(v.detach().numpy().copy()) for k, v in mt.state_dict().items()}
+    )
     return ne, nt, me, mt
 
 
@@ -63,8 +65,9 @@ def close(ours, theirs, what):
         assert isinstance(ours, (ember.Tensor, torch.Tensor)), (what, type(ours))
         assert tuple(ours.shape) == tuple(theirs.shape), what
         assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1], what
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=RTOL,
-                                   atol=ATOL, err_msg=what)
+        np.testing.assert_allclose(
+            ours.detach().numpy(), theirs.detach().numpy(), rtol=RTOL, atol=ATOL, err_msg=what
+        )
     elif isinstance(theirs, float):
         np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL, err_msg=what)
     else:

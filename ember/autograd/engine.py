@@ -66,8 +66,9 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
-                    inputs=None) -> None:
+def tensor_backward(
+    self, gradient=None, retain_graph=None, create_graph=False, inputs=None
+) -> None:
     """``Tensor.backward``: the gradient of this tensor w.r.t. graph leaves, accumulated into
     their ``.grad`` (see ``autograd.backward``).
 
@@ -120,8 +121,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _run(tensors, grads, retain_graph, create_graph, inputs or None, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """Return the gradients of ``outputs`` w.r.t. ``inputs`` (no ``.grad`` is touched).
 
     Example:
@@ -250,8 +260,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 in_grads = node._function.backward(node, grads[0])  # the common case
                 if in_grads.__class__ is not tuple:
                     # one Tensor for a one-input node (an activation's): no normalizing call
-                    in_grads = ((in_grads,) if in_grads.__class__ is Tensor and len(nxt) == 1
-                                else _check_count(node, in_grads))
+                    in_grads = (
+                        (in_grads,)
+                        if in_grads.__class__ is Tensor and len(nxt) == 1
+                        else _check_count(node, in_grads)
+                    )
                 elif len(in_grads) != len(nxt):
                     in_grads = _check_count(node, in_grads)
             else:
@@ -265,8 +278,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 if needed is not None and target not in needed:
                     continue
                 # (``is not`` on dtypes: NumPy's are canonical; ``_fit`` compares by value)
-                if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
-                                      or g._data.dtype is not dtype):
+                if g is not None and (
+                    g.__class__ is not Tensor
+                    or g._data.shape != shape
+                    or g._data.dtype is not dtype
+                ):
                     g = _fit(g, shape, dtype, node, e)
                 if nr is None:  # a leaf tensor
                     if target in leaves:
@@ -310,11 +326,19 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 # array itself when nothing else holds it, as ``_accumulate_leaf`` decides
                 d = g._data
                 flags = d.flags
-                if (d.base is not None or id(d) in seen or (flags is not None
-                                                            and not flags.writeable)):
+                if (
+                    d.base is not None
+                    or id(d) in seen
+                    or (flags is not None and not flags.writeable)
+                ):
                     d = backend.namespace(d).copy(d)
-                elif (g.__class__ is Tensor and g._grad_fn is None and not g._requires_grad
-                      and g._base is None and not g._is_inference):
+                elif (
+                    g.__class__ is Tensor
+                    and g._grad_fn is None
+                    and not g._requires_grad
+                    and g._base is None
+                    and not g._is_inference
+                ):
                     # a fresh gradient a backward just made (the usual case): the leaf keeps
                     # that Tensor rather than a second wrapper over the same array
                     seen.add(id(d))
@@ -353,8 +377,11 @@ def _walk(new, ready, buffers, leaves, retain_graph):
         if node._plain and node._n_out == 1 and grads[0] is not None:
             in_grads = node._function.backward(node, grads[0])  # the common case
             if in_grads.__class__ is not tuple:
-                in_grads = ((in_grads,) if in_grads.__class__ is Tensor and len(nxt) == 1
-                            else _check_count(node, in_grads))
+                in_grads = (
+                    (in_grads,)
+                    if in_grads.__class__ is Tensor and len(nxt) == 1
+                    else _check_count(node, in_grads)
+                )
             elif len(in_grads) != len(nxt):
                 in_grads = _check_count(node, in_grads)
         else:
@@ -367,8 +394,9 @@ def _walk(new, ready, buffers, leaves, retain_graph):
             if e is None:
                 continue
             target, nr, shape, dtype = e
-            if g is not None and (g.__class__ is not Tensor or g._data.shape != shape
-                                  or g._data.dtype is not dtype):
+            if g is not None and (
+                g.__class__ is not Tensor or g._data.shape != shape or g._data.dtype is not dtype
+            ):
                 g = _fit(g, shape, dtype, node, e)
             if nr is None:  # a leaf tensor
                 if target in leaves:
@@ -429,8 +457,7 @@ def _needed_nodes(roots, target_nodes):
     for node in order:  # children come before parents in post-order
         if node in target_nodes:
             needed.add(node)
-        elif node._next is not None and any(
-                e is not None and e[0] in needed for e in node._next):
+        elif node._next is not None and any(e is not None and e[0] in needed for e in node._next):
             needed.add(node)
     return needed
 

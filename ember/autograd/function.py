@@ -61,8 +61,11 @@ class RemovableHandle:
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
-        extra = [] if extra_dict is None else (
-            extra_dict if isinstance(extra_dict, list) else [extra_dict])
+        extra = (
+            []
+            if extra_dict is None
+            else (extra_dict if isinstance(extra_dict, list) else [extra_dict])
+        )
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
 
     def remove(self) -> None:
@@ -248,8 +251,11 @@ def _type_str(data) -> str:
 
 
 def _raise_modified(t: Tensor, expected: int):
-    where = (f"which is output {t._output_nr} of {type(t._grad_fn).__name__}"
-             if t._grad_fn is not None else "which is a leaf tensor")
+    where = (
+        f"which is output {t._output_nr} of {type(t._grad_fn).__name__}"
+        if t._grad_fn is not None
+        else "which is a leaf tensor"
+    )
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{_type_str(t._data)}], {where}, is at version {t._vc[0]}; expected "
@@ -380,8 +386,11 @@ def _apply_arrays(cls, *args, **kwargs):
             if rec and a._requires_grad:
                 requires = True
                 fn = a._grad_fn
-                nxt.append((a, None, d.shape, d.dtype) if fn is None
-                           else (fn, a._output_nr, d.shape, d.dtype))
+                nxt.append(
+                    (a, None, d.shape, d.dtype)
+                    if fn is None
+                    else (fn, a._output_nr, d.shape, d.dtype)
+                )
                 needs.append(True)
                 continue
         else:
@@ -422,7 +431,8 @@ def numpy_error(exc: ValueError, raw) -> Exception:
             if x != y and x != 1 and y != 1:
                 return RuntimeError(
                     f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                    f"non-singleton dimension {i}")
+                    f"non-singleton dimension {i}"
+                )
         out = tuple(y if x == 1 else x for x, y in zip(pa, pb))
     return RuntimeError(f"{exc} (operand shapes {[list(s) for s in shapes]})")
 
@@ -524,8 +534,7 @@ def _record_general(ctx, args, raw, out):
                     break
         if t is None:
             t = _wrap(o)
-        diff = o.dtype.kind == "f" and not (
-            non_diff is not None and any(o is n for n in non_diff))
+        diff = o.dtype.kind == "f" and not (non_diff is not None and any(o is n for n in non_diff))
         if diff:
             t._requires_grad = True
             t._grad_fn = ctx
@@ -573,7 +582,8 @@ def check_inference_write(t: Tensor) -> None:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
             "make a clone to get a normal tensor before doing inplace update (e.g. "
-            "t = t.clone()).")
+            "t = t.clone())."
+        )
 
 
 def _check_inplace(t: Tensor):
@@ -671,7 +681,8 @@ def _bind_inputs(cls, args, kwargs) -> tuple:
     if bound.kwargs:
         raise NotImplementedError(
             f"{cls.__name__}.apply: keyword-only arguments of forward ({sorted(bound.kwargs)}) "
-            "are not supported with setup_context; make them positional")
+            "are not supported with setup_context; make them positional"
+        )
     return bound.args
 
 

@@ -86,12 +86,24 @@ def _analytical(func, inputs, idx):
     return jac
 
 
-def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
-              check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked=None) -> bool:
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked=None,
+) -> bool:
     """Check the gradients of ``func`` at ``inputs`` against finite differences.
 
     Example:
@@ -132,12 +144,25 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
-                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, nondet_tol: float = 0.0,
-                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
-                  check_rev_over_rev: bool = True, fast_mode: bool = False, masked=None) -> bool:
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked=None,
+) -> bool:
     """Check second derivatives: gradcheck of the vector-Jacobian product of ``func``.
 
     ``grad_outputs`` defaults to random float64 tensors (they are differentiated too).
@@ -159,9 +184,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
         outs = _outputs(func, ins)
         diff = [ins[i] for i in idx]
         pairs = [(o, g) for o, g in zip(outs, gos) if o._requires_grad]
-        gs = _grad([p[0] for p in pairs], diff, [p[1] for p in pairs], create_graph=True,
-                   allow_unused=True)
+        gs = _grad(
+            [p[0] for p in pairs], diff, [p[1] for p in pairs], create_graph=True, allow_unused=True
+        )
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(vjp, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        vjp, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+    )

@@ -53,8 +53,10 @@ def _dot(a, b, out=None):
     else:
         k = sb[-2] if len(sb) > 1 else sb[0]
         if sa[-1] != k:
-            raise ValueError(f"shapes {sa} and {sb} not aligned: {sa[-1]} (dim {len(sa) - 1}) "
-                             f"!= {k} (dim {max(len(sb) - 2, 0)})")
+            raise ValueError(
+                f"shapes {sa} and {sb} not aligned: {sa[-1]} (dim {len(sa) - 1}) "
+                f"!= {k} (dim {max(len(sb) - 2, 0)})"
+            )
         shape = sa[:-1] + sb[:-2] + sb[-1:] if len(sb) > 1 else sa[:-1]
     if out is not None:
         if tuple(out.shape) != tuple(shape):

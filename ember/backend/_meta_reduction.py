@@ -46,8 +46,9 @@ def _take_along_axis(arr, indices, axis=-1):
         raise ValueError("take_along_axis: indices and arr must have the same number of dims")
     shape = _np.broadcast_shapes(
         tuple(1 if i == ax else s for i, s in enumerate(arr.shape)),
-        tuple(1 if i == ax else s for i, s in enumerate(indices.shape)))
-    return MetaArray(shape[:ax] + (indices.shape[ax],) + shape[ax + 1:], arr.dtype)
+        tuple(1 if i == ax else s for i, s in enumerate(indices.shape)),
+    )
+    return MetaArray(shape[:ax] + (indices.shape[ax],) + shape[ax + 1 :], arr.dtype)
 
 
 @rule(_np.put_along_axis)

@@ -20,10 +20,12 @@ def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     ax = axis % len(first)
     for a in arrays:
         if len(a.shape) != len(first) or any(
-                s != f for i, (s, f) in enumerate(zip(a.shape, first, strict=False)) if i != ax):
+            s != f for i, (s, f) in enumerate(zip(a.shape, first, strict=False)) if i != ax
+        ):
             raise ValueError(
                 f"all the input array dimensions except for the concatenation axis must match "
-                f"exactly: {a.shape} and {first} along axis {ax}")
+                f"exactly: {a.shape} and {first} along axis {ax}"
+            )
     shape = list(first)
     shape[ax] = sum(a.shape[ax] for a in arrays)
     return MetaArray(shape, dtype or _dtype_of(arrays))
@@ -76,7 +78,8 @@ def _data_dependent(name):
     def r(*args, **kwargs):
         raise NotImplementedError(
             f"{name} on a meta tensor: the result shape depends on the data, which a meta "
-            "tensor does not have")
+            "tensor does not have"
+        )
 
     return r
 
@@ -92,5 +95,5 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
         shape = tuple(ishape)
     else:
         ax = axis % a.ndim
-        shape = a.shape[:ax] + tuple(ishape) + a.shape[ax + 1:]
+        shape = a.shape[:ax] + tuple(ishape) + a.shape[ax + 1 :]
     return out if out is not None else MetaArray(shape, a.dtype)

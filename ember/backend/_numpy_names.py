@@ -6,8 +6,9 @@ import numpy as _np
 
 # `from numpy import *` would import these lazily loaded submodules too (f2py and testing among
 # them): about a seventh of `import ember`'s time, for nothing ember calls.
-_UNUSED_SUBMODULES = frozenset({"char", "ctypeslib", "f2py", "ma", "polynomial", "rec",
-                                "strings", "testing", "typing"})
+_UNUSED_SUBMODULES = frozenset(
+    {"char", "ctypeslib", "f2py", "ma", "polynomial", "rec", "strings", "testing", "typing"}
+)
 
 
 def numpy_names() -> dict:

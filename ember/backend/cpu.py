@@ -53,8 +53,9 @@ def _root(array):
 
 def storage_offset(array) -> int:
     root = _root(array)
-    return (array.__array_interface__["data"][0] - root.__array_interface__["data"][0]) \
-        // array.itemsize
+    return (
+        array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    ) // array.itemsize
 
 
 def data_ptr(array) -> int:

@@ -163,16 +163,32 @@ def _inplace(ufunc):
     return op
 
 
-for _name, _uf in [("add", _np.add), ("sub", _np.subtract), ("mul", _np.multiply),
-                   ("truediv", _np.true_divide), ("floordiv", _np.floor_divide),
-                   ("mod", _np.remainder), ("pow", _np.power), ("matmul", _np.matmul),
-                   ("and", _np.bitwise_and), ("or", _np.bitwise_or), ("xor", _np.bitwise_xor),
-                   ("lshift", _np.left_shift), ("rshift", _np.right_shift)]:
+for _name, _uf in [
+    ("add", _np.add),
+    ("sub", _np.subtract),
+    ("mul", _np.multiply),
+    ("truediv", _np.true_divide),
+    ("floordiv", _np.floor_divide),
+    ("mod", _np.remainder),
+    ("pow", _np.power),
+    ("matmul", _np.matmul),
+    ("and", _np.bitwise_and),
+    ("or", _np.bitwise_or),
+    ("xor", _np.bitwise_xor),
+    ("lshift", _np.left_shift),
+    ("rshift", _np.right_shift),
+]:
     setattr(MetaArray, f"__{_name}__", _binop(_uf))
     setattr(MetaArray, f"__r{_name}__", _binop(_uf, reflected=True))
     setattr(MetaArray, f"__i{_name}__", _inplace(_uf))
-for _name, _uf in [("lt", _np.less), ("le", _np.less_equal), ("gt", _np.greater),
-                   ("ge", _np.greater_equal), ("eq", _np.equal), ("ne", _np.not_equal)]:
+for _name, _uf in [
+    ("lt", _np.less),
+    ("le", _np.less_equal),
+    ("gt", _np.greater),
+    ("ge", _np.greater_equal),
+    ("eq", _np.equal),
+    ("ne", _np.not_equal),
+]:
     setattr(MetaArray, f"__{_name}__", _binop(_uf))
 MetaArray.__neg__ = lambda self: MetaArray(self.shape, self.dtype)
 MetaArray.__pos__ = MetaArray.__neg__
@@ -200,8 +216,11 @@ def _ufunc_dtype(ufunc, inputs, dtype=None):
     if r is None:
         with _np.errstate(all="ignore"):
             res = ufunc(*[_probe(x) for x in inputs], **({"dtype": dtype} if dtype else {}))
-        r = tuple(_np.asarray(o).dtype for o in res) if isinstance(res, tuple) \
+        r = (
+            tuple(_np.asarray(o).dtype for o in res)
+            if isinstance(res, tuple)
             else _np.asarray(res).dtype
+        )
         _dtype_cache[key] = r
     return r
 
@@ -224,8 +243,9 @@ def _ufunc_call(ufunc, inputs, kwargs):
     if ufunc is _np.matmul:
         a, b = inputs
         # matmul's core dims reject 0-d dtype probes; its dtype is the operands' result type
-        return MetaArray(_matmul_shape(_shape_of(a), _shape_of(b)),
-                         _np.result_type(_probe(a), _probe(b)))
+        return MetaArray(
+            _matmul_shape(_shape_of(a), _shape_of(b)), _np.result_type(_probe(a), _probe(b))
+        )
     shape = broadcast_shapes(*[_shape_of(x) for x in inputs])
     dt = _ufunc_dtype(ufunc, inputs, dtype)
     if isinstance(dt, tuple):
@@ -240,8 +260,7 @@ def _matmul_shape(a, b):
     b2 = (*b, 1) if len(b) == 1 else b
     if a2[-1] != b2[-2]:
         raise ValueError(
-            f"mat1 and mat2 shapes cannot be multiplied ({a2[-2]}x{a2[-1]} and "
-            f"{b2[-2]}x{b2[-1]})"
+            f"mat1 and mat2 shapes cannot be multiplied ({a2[-2]}x{a2[-1]} and {b2[-2]}x{b2[-1]})"
         )
     batch = broadcast_shapes(a2[:-2], b2[:-2])
     out = (*batch, a2[-2], b2[-1])
@@ -292,8 +311,7 @@ def _reshape_shape(old, new):
 def _index(x, index):
     """Result shape of ``x[index]``, worked out on a zero-strided stand-in (no allocation for
     basic indexing; index arrays that are meta stand in as zeros of their shape)."""
-    stand_in = _np.lib.stride_tricks.as_strided(_np.zeros(1, _np.bool_), x.shape,
-                                                (0,) * x.ndim)
+    stand_in = _np.lib.stride_tricks.as_strided(_np.zeros(1, _np.bool_), x.shape, (0,) * x.ndim)
     if not isinstance(index, tuple):
         index = (index,)
     conv = []
@@ -388,8 +406,9 @@ def polygamma(n, x):
 
 
 def gammainc(a, x):
-    return MetaArray(broadcast_shapes(_shape_of(a), _shape_of(x)),
-                     _np.result_type(_probe(a), _probe(x)))
+    return MetaArray(
+        broadcast_shapes(_shape_of(a), _shape_of(x)), _np.result_type(_probe(a), _probe(x))
+    )
 
 
 gammaincc = standard_gamma_grad = gammainc
@@ -416,8 +435,12 @@ def _reduction(dtype_fn):
 
 _sum_dtype = lambda a, dtype: dtype or _ufunc_dtype(_np.add, (a, a))  # noqa: E731
 _same_dtype = lambda a, dtype: dtype or a.dtype  # noqa: E731
-_float_dtype = lambda a, dtype: dtype or (  # noqa: E731
-    a.dtype if a.dtype.kind == "f" else _np.dtype(_np.float64))
+_float_dtype = lambda a, dtype: (
+    dtype
+    or (  # noqa: E731
+        a.dtype if a.dtype.kind == "f" else _np.dtype(_np.float64)
+    )
+)
 _bool_dtype = lambda a, dtype: _np.dtype(_np.bool_)  # noqa: E731
 _index_dtype = lambda a, dtype: _np.dtype(_np.intp)  # noqa: E731
 

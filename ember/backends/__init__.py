@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import types
 
-cudnn = types.SimpleNamespace(enabled=True, benchmark=False, deterministic=False,
-                              allow_tf32=True, is_available=lambda: False,
-                              version=lambda: None)
+cudnn = types.SimpleNamespace(
+    enabled=True,
+    benchmark=False,
+    deterministic=False,
+    allow_tf32=True,
+    is_available=lambda: False,
+    version=lambda: None,
+)
 mps = types.SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
 cuda = types.SimpleNamespace(
     is_built=lambda: False,

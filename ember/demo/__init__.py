@@ -63,8 +63,10 @@ def load_digits(path: str | os.PathLike | None = None) -> tuple[ember.Tensor, em
     with gzip.open(DATA if path is None else path, "rt") as f:
         rows = xp.loadtxt(f, delimiter=",", dtype=xp.float32, ndmin=2)
     if rows.shape[1] != 65:
-        raise ValueError(f"load_digits(): expected 65 columns (64 pixels and a label), "
-                         f"got {rows.shape[1]} in {path}")
+        raise ValueError(
+            f"load_digits(): expected 65 columns (64 pixels and a label), "
+            f"got {rows.shape[1]} in {path}"
+        )
     images = ember.from_numpy(xp.ascontiguousarray(rows[:, :64].reshape(-1, 1, 8, 8) / 16.0))
     labels = ember.from_numpy(rows[:, 64].astype(xp.int64))
     return images, labels
@@ -84,8 +86,10 @@ class DigitsCNN(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.ReLU(),
             nn.MaxPool2d(2),
         )
         self.classifier = nn.Sequential(nn.Flatten(), nn.Linear(32 * 4 * 4, 10))
@@ -98,21 +102,36 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ember.demo",
         description="Train a small CNN on the UCI handwritten digits (shipped with ember), "
-                    "print its progress and write a checkpoint and two pictures.",
+        "print its progress and write a checkpoint and two pictures.",
         epilog="Files written into --out: digits_cnn.pt (the state_dict; ember.load or "
-               "torch.load read it), training_curves.png and test_predictions.png (with "
-               "matplotlib installed). pip install -e '.[demo]' adds tqdm and matplotlib.")
-    parser.add_argument("--epochs", type=_positive_int, default=10,
-                        help="passes over the 1,437 training images (default: 10)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the initial weights and the shuffling; the same seed "
-                             "gives the same numbers (default: 0)")
-    parser.add_argument("--out", default="ember-demo", metavar="DIR",
-                        help="folder for the checkpoint and pictures, created if needed "
-                             "(default: ./ember-demo)")
-    parser.add_argument("--device", default="cpu",
-                        help="where to train: 'cpu' (default), or 'cuda' where ember has a "
-                             "GPU backend (CuPy) and a GPU")
+        "torch.load read it), training_curves.png and test_predictions.png (with "
+        "matplotlib installed). pip install -e '.[demo]' adds tqdm and matplotlib.",
+    )
+    parser.add_argument(
+        "--epochs",
+        type=_positive_int,
+        default=10,
+        help="passes over the 1,437 training images (default: 10)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the initial weights and the shuffling; the same seed "
+        "gives the same numbers (default: 0)",
+    )
+    parser.add_argument(
+        "--out",
+        default="ember-demo",
+        metavar="DIR",
+        help="folder for the checkpoint and pictures, created if needed (default: ./ember-demo)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where to train: 'cpu' (default), or 'cuda' where ember has a "
+        "GPU backend (CuPy) and a GPU",
+    )
     return parser
 
 
@@ -129,11 +148,15 @@ def _device(parser: argparse.ArgumentParser, name: str) -> ember.device:
     except (RuntimeError, ValueError) as e:
         parser.error(f"argument --device: {e}")
     if device.type == "meta":
-        parser.error("argument --device: 'meta' tensors have shapes but no values, so "
-                     "nothing can train there; use --device cpu")
+        parser.error(
+            "argument --device: 'meta' tensors have shapes but no values, so "
+            "nothing can train there; use --device cpu"
+        )
     if device.type == "cuda" and not ember.cuda.is_available():
-        parser.error(f"argument --device: {name!r} is not available here (no CuPy or no GPU); "
-                     f"use --device cpu")
+        parser.error(
+            f"argument --device: {name!r} is not available here (no CuPy or no GPU); "
+            f"use --device cpu"
+        )
     return device
 
 
@@ -185,14 +208,15 @@ def _plot_curves(Figure, history: dict, path: Path) -> None:
     fig.savefig(path, dpi=100)
 
 
-def _plot_predictions(Figure, images, labels, predicted, path: Path, rows: int = 6,
-                      cols: int = 10) -> None:
+def _plot_predictions(
+    Figure, images, labels, predicted, path: Path, rows: int = 6, cols: int = 10
+) -> None:
     from matplotlib.patches import Rectangle
 
     # mistakes first, so the grid shows them all (up to its size), then correct ones in order
     wrong = (predicted != labels).nonzero().flatten().tolist()
     right = (predicted == labels).nonzero().flatten().tolist()
-    shown = (wrong + right)[:rows * cols]
+    shown = (wrong + right)[: rows * cols]
     # one image of all the tiles (a cell: 8x8 pixels, a margin and room for the label above)
     # draws in a fraction of the time of one axes per digit
     cell_w, cell_h = 10, 12
@@ -202,19 +226,36 @@ def _plot_predictions(Figure, images, labels, predicted, path: Path, rows: int =
     ax = fig.add_axes((0, 0, 1, 1 - 0.3 / (rows * 0.95 + 0.3)))
     for k, i in enumerate(shown):
         top, left = (k // cols) * cell_h + 3, (k % cols) * cell_w + 1
-        canvas[top:top + 8, left:left + 8] = pixels[k]
+        canvas[top : top + 8, left : left + 8] = pixels[k]
         pred, true = int(predicted[i]), int(labels[i])
         wrong_one = pred != true
-        ax.text(left + 4, top - 0.8, f"{pred} (not {true})" if wrong_one else str(pred),
-                ha="center", va="bottom", fontsize=9 if wrong_one else 10,
-                color="red" if wrong_one else "black")
-        ax.add_patch(Rectangle((left - 0.5, top - 0.5), 8, 8, fill=False,
-                               edgecolor="red" if wrong_one else "0.7",
-                               linewidth=2.5 if wrong_one else 0.8))
+        ax.text(
+            left + 4,
+            top - 0.8,
+            f"{pred} (not {true})" if wrong_one else str(pred),
+            ha="center",
+            va="bottom",
+            fontsize=9 if wrong_one else 10,
+            color="red" if wrong_one else "black",
+        )
+        ax.add_patch(
+            Rectangle(
+                (left - 0.5, top - 0.5),
+                8,
+                8,
+                fill=False,
+                edgecolor="red" if wrong_one else "0.7",
+                linewidth=2.5 if wrong_one else 0.8,
+            )
+        )
     ax.imshow(canvas, cmap="gray_r", vmin=0, vmax=1, interpolation="nearest")
     ax.set_axis_off()
-    fig.suptitle(f"test digits with predicted labels: {len(wrong)} mistakes of {len(labels)} "
-                 f"(in red, shown first, with the true label)", fontsize=11, y=0.995)
+    fig.suptitle(
+        f"test digits with predicted labels: {len(wrong)} mistakes of {len(labels)} "
+        f"(in red, shown first, with the true label)",
+        fontsize=11,
+        y=0.995,
+    )
     fig.savefig(path, dpi=100)
 
 
@@ -236,18 +277,25 @@ def main(argv: list[str] | None = None) -> int:
     train_idx, test_idx = _split(len(labels))
     x_train, y_train = images[train_idx].to(device), labels[train_idx].to(device)
     x_test, y_test = images[test_idx].to(device), labels[test_idx].to(device)
-    print(f"UCI handwritten digits: {len(y_train)} training and {len(y_test)} test images of "
-          f"8x8 pixels (shipped with ember, CC BY 4.0)")
+    print(
+        f"UCI handwritten digits: {len(y_train)} training and {len(y_test)} test images of "
+        f"8x8 pixels (shipped with ember, CC BY 4.0)"
+    )
 
     ember.manual_seed(args.seed)
     model = DigitsCNN().to(device)
     print(ember.summary(model, input_size=(1, 1, 8, 8)))
-    loader = DataLoader(TensorDataset(x_train, y_train), batch_size=32, shuffle=True,
-                        generator=ember.Generator().manual_seed(args.seed))
+    loader = DataLoader(
+        TensorDataset(x_train, y_train),
+        batch_size=32,
+        shuffle=True,
+        generator=ember.Generator().manual_seed(args.seed),
+    )
     optimizer = ember.optim.Adam(model.parameters(), lr=0.01)
     # one-cycle: a short warm-up, then annealing, so 10 epochs are enough
     scheduler = ember.optim.lr_scheduler.OneCycleLR(
-        optimizer, max_lr=0.01, epochs=args.epochs, steps_per_epoch=len(loader))
+        optimizer, max_lr=0.01, epochs=args.epochs, steps_per_epoch=len(loader)
+    )
     loss_fn = nn.CrossEntropyLoss()
 
     tqdm = _progress_bar()
@@ -258,9 +306,18 @@ def main(argv: list[str] | None = None) -> int:
     for epoch in range(1, args.epochs + 1):
         epoch_start = time.perf_counter()
         model.train()
-        bar = None if tqdm is None else tqdm(
-            loader, desc=f"epoch {epoch:>{width}}/{args.epochs}", unit="batch", leave=False,
-            dynamic_ncols=True, file=sys.stdout)
+        bar = (
+            None
+            if tqdm is None
+            else tqdm(
+                loader,
+                desc=f"epoch {epoch:>{width}}/{args.epochs}",
+                unit="batch",
+                leave=False,
+                dynamic_ncols=True,
+                file=sys.stdout,
+            )
+        )
         total_loss, correct, seen = 0.0, 0, 0
         for step, (x, y) in enumerate(bar if bar is not None else loader):
             logits = model(x)
@@ -280,31 +337,38 @@ def main(argv: list[str] | None = None) -> int:
         history["loss"].append(total_loss / seen)
         history["train_acc"].append(correct / seen)
         history["test_acc"].append(test_acc)
-        print(f"epoch {epoch:>{width}}/{args.epochs}  loss {total_loss / seen:.4f}  "
-              f"train acc {100 * correct / seen:6.2f}%  test acc {100 * test_acc:6.2f}%  "
-              f"{time.perf_counter() - epoch_start:.1f} s", flush=True)
+        print(
+            f"epoch {epoch:>{width}}/{args.epochs}  loss {total_loss / seen:.4f}  "
+            f"train acc {100 * correct / seen:6.2f}%  test acc {100 * test_acc:6.2f}%  "
+            f"{time.perf_counter() - epoch_start:.1f} s",
+            flush=True,
+        )
 
     logits = _predict(model, x_test)
     predicted = logits.argmax(1)
     n_right = int((predicted == y_test).sum())
     epochs = f"{args.epochs} epoch{'s' if args.epochs > 1 else ''}"
-    print(f"test accuracy {100 * n_right / len(y_test):.2f}% ({n_right}/{len(y_test)}) after "
-          f"{epochs}, {time.perf_counter() - start:.1f} s")
+    print(
+        f"test accuracy {100 * n_right / len(y_test):.2f}% ({n_right}/{len(y_test)}) after "
+        f"{epochs}, {time.perf_counter() - start:.1f} s"
+    )
 
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / CHECKPOINT
     ember.save(model.state_dict(), checkpoint)
-    print(f"wrote {checkpoint} (the state_dict in PyTorch's format: ember.load or torch.load "
-          f"read it)")
+    print(
+        f"wrote {checkpoint} (the state_dict in PyTorch's format: ember.load or torch.load read it)"
+    )
     Figure = _matplotlib_figure()
     if Figure is None:
-        print(f"matplotlib is not installed: skipped {CURVES} and {PREDICTIONS} "
-              f"(pip install matplotlib, or pip install -e '.[demo]')")
+        print(
+            f"matplotlib is not installed: skipped {CURVES} and {PREDICTIONS} "
+            f"(pip install matplotlib, or pip install -e '.[demo]')"
+        )
     else:
         _plot_curves(Figure, history, out / CURVES)
         print(f"wrote {out / CURVES} (loss and accuracy per epoch)")
-        _plot_predictions(Figure, x_test.cpu(), y_test.cpu(), predicted.cpu(),
-                          out / PREDICTIONS)
+        _plot_predictions(Figure, x_test.cpu(), y_test.cpu(), predicted.cpu(), out / PREDICTIONS)
         print(f"wrote {out / PREDICTIONS} (test digits with predicted labels, mistakes in red)")
 
     fresh = DigitsCNN().to(device)
@@ -314,6 +378,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reloaded {checkpoint} into a fresh DigitsCNN: predictions DIFFER", file=sys.stderr)
         return 1
     same = "identical logits" if ember.equal(reloaded, logits) else "identical predictions"
-    print(f"reloaded {checkpoint} into a fresh DigitsCNN: {same} on all {len(y_test)} test "
-          f"digits")
+    print(f"reloaded {checkpoint} into a fresh DigitsCNN: {same} on all {len(y_test)} test digits")
     return 0

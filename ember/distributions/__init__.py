@@ -33,7 +33,21 @@ from ember.distributions.one_hot_categorical import OneHotCategorical
 from ember.distributions.uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
-    "ExponentialFamily", "Gamma", "Independent", "Laplace", "MultivariateNormal", "Normal",
-    "OneHotCategorical", "Uniform", "constraints", "kl_divergence", "register_kl",
+    "Bernoulli",
+    "Beta",
+    "Categorical",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Independent",
+    "Laplace",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
 ]

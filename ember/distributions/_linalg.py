@@ -23,7 +23,8 @@ class Cholesky(Function):
         except xp.linalg.LinAlgError:
             raise RuntimeError(
                 "linalg.cholesky: The factorization could not be completed because the input "
-                "is not positive-definite.") from None
+                "is not positive-definite."
+            ) from None
         ctx.save_for_backward(low)
         return low
 

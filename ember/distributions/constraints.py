@@ -7,11 +7,34 @@ from __future__ import annotations
 import ember
 
 __all__ = [
-    "Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
-    "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-    "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack", "symmetric",
+    "Constraint",
+    "boolean",
+    "cat",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "half_open_interval",
+    "independent",
+    "integer_interval",
+    "interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_definite",
+    "positive_integer",
+    "positive_semidefinite",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -93,10 +116,12 @@ class _IndependentConstraint(Constraint):
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError(
-                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
             raise AssertionError(
-                f"reinterpreted_batch_ndims must be an int >= 0, got {reinterpreted_batch_ndims}")
+                f"reinterpreted_batch_ndims must be an int >= 0, got {reinterpreted_batch_ndims}"
+            )
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
@@ -114,13 +139,16 @@ class _IndependentConstraint(Constraint):
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(result.shape[:result.dim() - self.reinterpreted_batch_ndims]
-                                + (-1,))
+        result = result.reshape(
+            result.shape[: result.dim() - self.reinterpreted_batch_ndims] + (-1,)
+        )
         return result.all(-1)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
-                f"{self.reinterpreted_batch_ndims})")
+        return (
+            f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
+            f"{self.reinterpreted_batch_ndims})"
+        )
 
 
 class _Boolean(Constraint):
@@ -249,8 +277,7 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return ember.full(value.shape[:-2], value.shape[-2] == value.shape[-1],
-                          dtype=ember.bool)
+        return ember.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=ember.bool)
 
 
 class _Symmetric(_Square):
@@ -315,7 +342,8 @@ class _Cat(Constraint):
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
         if len(self.lengths) != len(self.cseq):
             raise AssertionError(
-                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})"
+            )
         self.dim = dim
         super().__init__()
 

@@ -51,9 +51,11 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (ember.xlogy(self.concentration - 1.0, value).sum(-1)
-                + ember.lgamma(self.concentration.sum(-1))
-                - ember.lgamma(self.concentration).sum(-1))
+        return (
+            ember.xlogy(self.concentration - 1.0, value).sum(-1)
+            + ember.lgamma(self.concentration.sum(-1))
+            - ember.lgamma(self.concentration).sum(-1)
+        )
 
     @property
     def mean(self):
@@ -75,9 +77,12 @@ class Dirichlet(ExponentialFamily):
     def entropy(self):
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
-        return (ember.lgamma(self.concentration).sum(-1) - ember.lgamma(a0)
-                - (k - a0) * ember.digamma(a0)
-                - ((self.concentration - 1.0) * ember.digamma(self.concentration)).sum(-1))
+        return (
+            ember.lgamma(self.concentration).sum(-1)
+            - ember.lgamma(a0)
+            - (k - a0) * ember.digamma(a0)
+            - ((self.concentration - 1.0) * ember.digamma(self.concentration)).sum(-1)
+        )
 
     @property
     def _natural_params(self):

@@ -54,8 +54,9 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=_EMPTY_SIZE, event_shape=_EMPTY_SIZE,
-                 validate_args=None) -> None:
+    def __init__(
+        self, batch_shape=_EMPTY_SIZE, event_shape=_EMPTY_SIZE, validate_args=None
+    ) -> None:
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         if validate_args is not None:
@@ -68,19 +69,23 @@ class Distribution:
                 warnings.warn(
                     f"{self.__class__} does not define `arg_constraints`. Please set "
                     "`arg_constraints = {}` or initialize the distribution with "
-                    "`validate_args=False` to turn off validation.", stacklevel=2)
+                    "`validate_args=False` to turn off validation.",
+                    stacklevel=2,
+                )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue  # cannot be checked
-                if param not in self.__dict__ and isinstance(getattr(type(self), param),
-                                                             lazy_property):
+                if param not in self.__dict__ and isinstance(
+                    getattr(type(self), param), lazy_property
+                ):
                     continue  # computed lazily from the given parameter
                 value = getattr(self, param)
                 if not bool(constraint.check(value).all()):
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
-                        f"constraint {constraint!r}, but found invalid values:\n{_fmt(value)}")
+                        f"constraint {constraint!r}, but found invalid values:\n{_fmt(value)}"
+                    )
         super().__init__()
 
     def expand(self, batch_shape, _instance=None):
@@ -134,8 +139,11 @@ class Distribution:
 
     def sample_n(self, n: int) -> Tensor:
         """``sample((n,))`` (deprecated in PyTorch, with its FutureWarning)."""
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -166,38 +174,47 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:
-            raise ValueError(f"The right-most size of value must match event_shape: "
-                             f"{value.size()} vs {self._event_shape}.")
+            raise ValueError(
+                f"The right-most size of value must match event_shape: "
+                f"{value.size()} vs {self._event_shape}."
+            )
         actual_shape = value.size()
         expected_shape = self._batch_shape + self._event_shape
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
-                                 f"{actual_shape} vs {expected_shape}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: "
+                    f"{actual_shape} vs {expected_shape}."
+                )
         try:
             support = self.support
         except NotImplementedError:
             warnings.warn(
                 f"{self.__class__} does not define `support` to enable sample validation. "
                 "Please initialize the distribution with `validate_args=False` to turn off "
-                "validation.", stacklevel=2)
+                "validation.",
+                stacklevel=2,
+            )
             return
         if not bool(support.check(value).all()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
-                f"distribution {self!r}, but found invalid values:\n{_fmt(value)}")
+                f"distribution {self!r}, but found invalid values:\n{_fmt(value)}"
+            )
 
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(
                 f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
-                "__init__ method must also define a custom .expand() method.")
+                "__init__ method must also define a custom .expand() method."
+            )
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
         args = ", ".join(
             f"{p}: {_fmt(v) if v.numel() == 1 else v.size()}"
-            for p, v in ((p, self.__dict__[p]) for p in names))
+            for p, v in ((p, self.__dict__[p]) for p in names)
+        )
         return self.__class__.__name__ + "(" + args + ")"

@@ -93,13 +93,20 @@ class Gamma(ExponentialFamily):
         value = ember.as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)
-        return (ember.xlogy(self.concentration, self.rate)
-                + ember.xlogy(self.concentration - 1, value)
-                - self.rate * value - ember.lgamma(self.concentration))
+        return (
+            ember.xlogy(self.concentration, self.rate)
+            + ember.xlogy(self.concentration - 1, value)
+            - self.rate * value
+            - ember.lgamma(self.concentration)
+        )
 
     def entropy(self):
-        return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
-                + (1.0 - self.concentration) * ember.digamma(self.concentration))
+        return (
+            self.concentration
+            - ember.log(self.rate)
+            + ember.lgamma(self.concentration)
+            + (1.0 - self.concentration) * ember.digamma(self.concentration)
+        )
 
     @property
     def _natural_params(self):

@@ -28,11 +28,12 @@ class Independent(Distribution):
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
             raise ValueError(
                 "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
-                f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+                f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}"
+            )
         shape = base_distribution.batch_shape + base_distribution.event_shape
         event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
-        batch_shape = shape[:len(shape) - event_dim]
-        event_shape = shape[len(shape) - event_dim:]
+        batch_shape = shape[: len(shape) - event_dim]
+        event_shape = shape[len(shape) - event_dim :]
         self.base_dist = base_distribution
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
@@ -41,7 +42,8 @@ class Independent(Distribution):
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(
-            batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
+            batch_shape + self.event_shape[: self.reinterpreted_batch_ndims]
+        )
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args

@@ -82,8 +82,9 @@ class _Match:
 
 def _dispatch_kl(type_p, type_q):
     """The most specific registered pair, ordered by subclass (single inheritance)."""
-    matches = [(sp, sq) for sp, sq in _KL_REGISTRY
-               if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    matches = [
+        (sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)
+    ]
     if not matches:
         return NotImplemented
     left_p, left_q = min(_Match(*m) for m in matches).types
@@ -91,9 +92,12 @@ def _dispatch_kl(type_p, type_q):
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
-                      f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+            f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return left_fun
 
 
@@ -110,8 +114,10 @@ def kl_divergence(p: Distribution, q: Distribution):
         fun = _dispatch_kl(type(p), type(q))
         _KL_MEMOIZE[type(p), type(q)] = fun
     if fun is NotImplemented:
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type "
-                                  f"{p.__class__.__name__} and q type {q.__class__.__name__}")
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type "
+            f"{p.__class__.__name__} and q type {q.__class__.__name__}"
+        )
     return fun(p, q)
 
 
@@ -181,8 +187,10 @@ def _kl_exponential_exponential(p, q):
 def _kl_expfamily_expfamily(p, q):
     # the Bregman divergence of the log-normalizer between the natural parameters
     if type(p) is not type(q):
-        raise NotImplementedError("The cross KL-divergence between different exponential "
-                                  "families cannot be computed using Bregman divergences")
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential "
+            "families cannot be computed using Bregman divergences"
+        )
     p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
@@ -215,12 +223,16 @@ def _kl_laplace_laplace(p, q):
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event "
-                         "shapes cannot be computed")
-    half_term1 = (q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-                  - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    batch = ember.broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2],
-                                   p._unbroadcasted_scale_tril.shape[:-2])
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event "
+            "shapes cannot be computed"
+        )
+    half_term1 = q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(
+        -1
+    ) - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    batch = ember.broadcast_shapes(
+        q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_scale_tril.shape[:-2]
+    )
     n = p.event_shape[0]
     q_tril = q._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
     p_tril = p._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
@@ -259,16 +271,20 @@ def _kl_independent_independent(p, q):
 # ---- across families -----------------------------------------------------------------------------
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
-    return (-p.entropy() - q.rate.log()
-            + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0)))
+    return (
+        -p.entropy()
+        - q.rate.log()
+        + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+    )
 
 
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
     t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (p.concentration1.digamma()
-                                  - (p.concentration1 + p.concentration0).digamma())
+    t3 = (q.concentration - 1) * (
+        p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
+    )
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -279,8 +295,7 @@ def _kl_beta_normal(p, q):
     var_normal = q.scale.pow(2)
     t1 = -p.entropy()
     t2 = 0.5 * (var_normal * 2 * math.pi).log()
-    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1)
-          + e_beta.pow(2)) * 0.5
+    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
     t4 = q.loc * e_beta
     t5 = q.loc.pow(2) * 0.5
     return t1 + t2 + (t3 - t4 + t5) / var_normal
@@ -303,8 +318,9 @@ def _kl_exponential_infinity(p, q):
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     t1 = -q.concentration * ember.log(ratio)
-    return (t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma
-            - (1 + _euler_gamma))
+    return (
+        t1 + ratio + q.concentration.lgamma() + q.concentration * _euler_gamma - (1 + _euler_gamma)
+    )
 
 
 @register_kl(Exponential, Normal)
@@ -333,13 +349,15 @@ def _kl_gamma_exponential(p, q):
 def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = (0.5 * ember.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration
-          - p.concentration.lgamma())
+    t1 = (
+        0.5 * ember.log(beta_sqr * var_normal * 2 * math.pi)
+        - p.concentration
+        - p.concentration.lgamma()
+    )
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
-    return (t1 + (p.concentration - 1) * p.concentration.digamma()
-            + (t2 - t3 + t4) / var_normal)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
 
 
 @register_kl(Laplace, Beta)
@@ -384,11 +402,13 @@ def _kl_normal_laplace(p, q):
 def _kl_uniform_beta(p, q):
     common = p.high - p.low
     t1 = ember.log(common)
-    t2 = ((q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common) / common)
-    t3 = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common)
-          / common)
-    t4 = (q.concentration1.lgamma() + q.concentration0.lgamma()
-          - (q.concentration1 + q.concentration0).lgamma())
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common) / common
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common) / common
+    t4 = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = _INF
     return result

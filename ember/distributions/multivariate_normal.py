@@ -52,30 +52,47 @@ class MultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None) -> None:
+    def __init__(
+        self,
+        loc,
+        covariance_matrix=None,
+        precision_matrix=None,
+        scale_tril=None,
+        validate_args=None,
+    ) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        if ((covariance_matrix is not None) + (scale_tril is not None)
-                + (precision_matrix is not None)) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
+        if (
+            (covariance_matrix is not None)
+            + (scale_tril is not None)
+            + (precision_matrix is not None)
+        ) != 1:
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or "
+                "scale_tril may be specified."
+            )
         if scale_tril is not None:
             if scale_tril.dim() < 2:
-                raise ValueError("scale_tril matrix must be at least two-dimensional, with "
-                                 "optional leading batch dimensions")
+                raise ValueError(
+                    "scale_tril matrix must be at least two-dimensional, with "
+                    "optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(scale_tril.shape[:-2], loc.shape[:-1])
             self.scale_tril = scale_tril.expand(batch_shape + (-1, -1))
         elif covariance_matrix is not None:
             if covariance_matrix.dim() < 2:
-                raise ValueError("covariance_matrix must be at least two-dimensional, with "
-                                 "optional leading batch dimensions")
+                raise ValueError(
+                    "covariance_matrix must be at least two-dimensional, with "
+                    "optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(covariance_matrix.shape[:-2], loc.shape[:-1])
             self.covariance_matrix = covariance_matrix.expand(batch_shape + (-1, -1))
         else:
             if precision_matrix.dim() < 2:
-                raise ValueError("precision_matrix must be at least two-dimensional, with "
-                                 "optional leading batch dimensions")
+                raise ValueError(
+                    "precision_matrix must be at least two-dimensional, with "
+                    "optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(precision_matrix.shape[:-2], loc.shape[:-1])
             self.precision_matrix = precision_matrix.expand(batch_shape + (-1, -1))
         batch_shape = Size(batch_shape)
@@ -99,8 +116,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, getattr(self, name).expand(cov_shape))
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape,
-                                                validate_args=False)
+        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -130,8 +146,11 @@ class MultivariateNormal(Distribution):
 
     @property
     def variance(self):
-        return (self._unbroadcasted_scale_tril.pow(2).sum(-1)
-                .expand(self._batch_shape + self._event_shape))
+        return (
+            self._unbroadcasted_scale_tril.pow(2)
+            .sum(-1)
+            .expand(self._batch_shape + self._event_shape)
+        )
 
     def rsample(self, sample_shape=_EMPTY_SIZE):
         shape = self._extended_shape(sample_shape)

@@ -75,8 +75,11 @@ class Normal(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale**2
-        return (-((value - self.loc) ** 2) / (2 * var) - self.scale.log()
-                - math.log(math.sqrt(2 * math.pi)))
+        return (
+            -((value - self.loc) ** 2) / (2 * var)
+            - self.scale.log()
+            - math.log(math.sqrt(2 * math.pi))
+        )
 
     def cdf(self, value):
         if self._validate_args:

@@ -23,8 +23,7 @@ class Uniform(Distribution):
 
     @property
     def arg_constraints(self):
-        return {"low": constraints.less_than(self.high),
-                "high": constraints.greater_than(self.low)}
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args=None) -> None:
         self.low, self.high = broadcast_all(low, high)

@@ -33,8 +33,10 @@ def broadcast_all(*values) -> tuple:
         (2, 1)
     """
     if not all(isinstance(v, (Tensor, *_NUMBER)) for v in values):
-        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
-                         "objects implementing __torch_function__.")
+        raise ValueError(
+            "Input arguments must all be instances of Number, torch.Tensor or "
+            "objects implementing __torch_function__."
+        )
     if not all(isinstance(v, Tensor) for v in values):
         dtype = ember.get_default_dtype()
         for v in values:

@@ -17,10 +17,15 @@ from ember.tensor import Tensor
 __all__ = ["functional_call"]
 
 
-def functional_call(module: Module,
-                    parameter_and_buffer_dicts: dict[str, Tensor] | Sequence[dict[str, Tensor]],
-                    args: Any = None, kwargs: dict[str, Any] | None = None, *,
-                    tie_weights: bool = True, strict: bool = False) -> Any:
+def functional_call(
+    module: Module,
+    parameter_and_buffer_dicts: dict[str, Tensor] | Sequence[dict[str, Tensor]],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
     """Call ``module(*args, **kwargs)`` with the given tensors in place of its parameters and
     buffers, leaving the module exactly as it was (also when forward raises).
 
@@ -68,7 +73,8 @@ def functional_call(module: Module,
     elif isinstance(parameter_and_buffer_dicts, Sequence):
         if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
             raise ValueError(
-                "Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
+            )
         merged = {}
         counts: dict[str, int] = {}
         for d in parameter_and_buffer_dicts:
@@ -77,10 +83,13 @@ def functional_call(module: Module,
                 merged[k] = v
         if len(merged) != sum(counts.values()):
             repeated = [k for k, n in counts.items() if n > 1]  # in order of first appearance
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
-                             "functional call is ambiguous")
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of "
+                "functional call is ambiguous"
+            )
     else:
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
-                         f"dicts, but got {type(parameter_and_buffer_dicts)}")
-    return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights,
-                            strict=strict)
+        raise ValueError(
+            "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+            f"dicts, but got {type(parameter_and_buffer_dicts)}"
+        )
+    return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)

@@ -190,12 +190,20 @@ def _v2_recurrent(module):
             # the forget gate's bias: 1 in total (bias_ih carries it, bias_hh stays 0)
             if lstm and name.startswith("bias_ih") and not p.is_meta:
                 with no_grad():
-                    p[h:2 * h].fill_(1.0)
+                    p[h : 2 * h].fill_(1.0)
 
 
 _VERSIONS = {
-    1: {"linear": _v1_linear, "bilinear": _v1_bilinear, "embedding": _v1_embedding,
-        "recurrent": _v1_recurrent},
-    2: {"linear": _v2_linear, "bilinear": _v2_bilinear, "embedding": _v1_embedding,
-        "recurrent": _v2_recurrent},
+    1: {
+        "linear": _v1_linear,
+        "bilinear": _v1_bilinear,
+        "embedding": _v1_embedding,
+        "recurrent": _v1_recurrent,
+    },
+    2: {
+        "linear": _v2_linear,
+        "bilinear": _v2_bilinear,
+        "embedding": _v1_embedding,
+        "recurrent": _v2_recurrent,
+    },
 }

@@ -59,8 +59,15 @@ __all__ = [
     "sparse",
 ]
 
-_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-               "conv_transpose3d")
+_LINEAR_FNS = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+)
 
 
 # ---- the no_grad fills (PyTorch keeps these names; other libraries call them) ----------------
@@ -88,8 +95,9 @@ def _norm_cdf(x: float) -> float:
     return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
-def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b: float,
-                           generator=None) -> Tensor:
+def _no_grad_trunc_normal_(
+    tensor: Tensor, mean: float, std: float, a: float, b: float, generator=None
+) -> Tensor:
     if tensor.is_meta:
         return tensor
     if mean < a - 2 * std or mean > b + 2 * std:
@@ -202,8 +210,14 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
     return _no_grad_normal_(tensor, mean, std, generator)
 
 
-def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0, generator=None) -> Tensor:
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator=None,
+) -> Tensor:
     """Fill with samples from N(mean, std**2) truncated to [a, b] (values outside are drawn
     again). Warns when ``mean`` is more than 2 std outside [a, b].
 
@@ -298,8 +312,13 @@ def _kaiming_std(tensor: Tensor, a, mode, nonlinearity) -> float | None:
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
     """He uniform: U(-bound, bound) with ``bound = gain * sqrt(3 / fan)``, ``fan`` the
     ``mode`` fan and ``gain = calculate_gain(nonlinearity, a)``.
 
@@ -320,8 +339,13 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
         return tensor.uniform_(-bound, bound, generator=generator)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
     """He normal: N(0, std**2) with ``std = gain / sqrt(fan)`` (see ``kaiming_uniform_``)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
@@ -351,7 +375,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     if gauss._data.dtype.char == "e":
         raise NotImplementedError(
             f"\"geqrf_cpu\" not implemented for 'Half': orthogonal_ needs a float32 or float64 "
-            f"tensor (got {tensor.dtype}); initialize a float32 copy and convert it")
+            f"tensor (got {tensor.dtype}); initialize a float32 copy and convert it"
+        )
     m = gauss._data if rows >= cols else gauss._data.T
     xp = backend.namespace(m)
     q, r = xp.linalg.qr(m)

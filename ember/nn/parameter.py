@@ -30,8 +30,7 @@ class Parameter(Tensor):
 
             data = empty(0)
         if not isinstance(data, Tensor):
-            raise TypeError(
-                f"Parameter(): data must be a Tensor, got {type(data).__name__}")
+            raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
         t = _new(cls)
         _init(t, data._data, False)
         t._vc = data._vc
@@ -54,8 +53,7 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, proto):
-        state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_hooks", "_post_acc_hooks")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_hooks", "_post_acc_hooks")}
         return (_rebuild_parameter, (self.data, self.requires_grad, state))
 
 
@@ -104,7 +102,8 @@ _UNINIT_OP = (
     "Attempted to use an uninitialized parameter or buffer ({name}). This error happens when "
     "you are using a `LazyModule` or explicitly manipulating "
     "`ember.nn.parameter.{cls}` objects. When using LazyModules Call `forward` with a dummy "
-    "batch to initialize the parameters before calling ember functions")
+    "batch to initialize the parameters before calling ember functions"
+)
 
 
 class UninitializedTensorMixin:
@@ -156,7 +155,8 @@ class UninitializedTensorMixin:
             "Can't access the shape of an uninitialized parameter or buffer. This error usually "
             "happens in `load_state_dict` when trying to load an uninitialized parameter into "
             "an initialized one. Call `forward` to initialize the parameters before accessing "
-            "their attributes.")
+            "their attributes."
+        )
 
     def size(self, dim=None):
         self.shape  # noqa: B018  (raises)
@@ -209,23 +209,30 @@ class UninitializedTensorMixin:
         return self._like(dtype=_TYPE_NAMES.get(dtype, dtype))
 
     def _like(self, device=None, dtype=None):
-        new = type(self)(self._requires_grad, device if device is not None else self.device,
-                         dtype if dtype is not None else self.dtype)
+        new = type(self)(
+            self._requires_grad,
+            device if device is not None else self.device,
+            dtype if dtype is not None else self.dtype,
+        )
         new.__dict__.update(self.__dict__)
         return new
 
     def share_memory_(self):
         raise RuntimeError(
             "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
-            "initialize the parameters before calling `module.share_memory()`.")
+            "initialize the parameters before calling `module.share_memory()`."
+        )
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give this tensor storage of ``shape`` (uninitialized memory) on its device and
         dtype, or the ones given, and turn it into a ``cls_to_become``."""
         from ember.ops.creation import empty
 
-        data = empty(shape, device=device if device is not None else self.device,
-                     dtype=dtype if dtype is not None else self.dtype)
+        data = empty(
+            shape,
+            device=device if device is not None else self.device,
+            dtype=dtype if dtype is not None else self.dtype,
+        )
         _SLOT_DATA.__set__(self, data._data)
         self.__class__ = self.cls_to_become
 
@@ -233,8 +240,10 @@ class UninitializedTensorMixin:
         return f"<{type(self).__name__}>"
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_uninitialized, (type(self), self._requires_grad, self.device.type,
-                                         self.dtype, dict(self.__dict__)))
+        return (
+            _rebuild_uninitialized,
+            (type(self), self._requires_grad, self.device.type, self.dtype, dict(self.__dict__)),
+        )
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -292,13 +301,18 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     cls_to_become = Tensor
 
-    def __new__(cls, requires_grad: bool = False, device=None, dtype=None,
-                persistent: bool = True):
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
         t = _uninitialized(cls, requires_grad, device, dtype)
         t.persistent = persistent
         t._is_buffer = True
         return t
 
 
-__all__ = ["Parameter", "Buffer", "UninitializedTensorMixin", "UninitializedParameter",
-           "UninitializedBuffer", "is_lazy"]
+__all__ = [
+    "Parameter",
+    "Buffer",
+    "UninitializedTensorMixin",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "is_lazy",
+]

@@ -91,12 +91,18 @@ def binary(cls, a, b):
         ea = eb = None
         if ga:
             fn = a._grad_fn
-            ea = ((a, None, xa.shape, a._data.dtype) if fn is None
-                  else (fn, a._output_nr, xa.shape, a._data.dtype))
+            ea = (
+                (a, None, xa.shape, a._data.dtype)
+                if fn is None
+                else (fn, a._output_nr, xa.shape, a._data.dtype)
+            )
         if gb:
             fn = b._grad_fn
-            eb = ((b, None, xb.shape, b._data.dtype) if fn is None
-                  else (fn, b._output_nr, xb.shape, b._data.dtype))
+            eb = (
+                (b, None, xb.shape, b._data.dtype)
+                if fn is None
+                else (fn, b._output_nr, xb.shape, b._data.dtype)
+            )
         return _record(ctx, (ea, eb), (ga, gb), (a, b), (xa, xb), out)
     try:
         out = cls.forward(NOGRAD_CTX, xa, xb)
@@ -176,5 +182,14 @@ def wrap_dims(dim, ndim):
     return dims
 
 
-__all__ = ["binary", "unary", "promote", "promote2", "xp_of", "wrap_dims", "numpy_error",
-           "_as_array", "_wrap"]
+__all__ = [
+    "binary",
+    "unary",
+    "promote",
+    "promote2",
+    "xp_of",
+    "wrap_dims",
+    "numpy_error",
+    "_as_array",
+    "_wrap",
+]

@@ -127,13 +127,16 @@ def _operator(fn, reflected: bool = False):
     """A binary dunder: unsupported operand types give NotImplemented (so ``t == None`` is
     False and ``t < None`` a TypeError, as in PyTorch)."""
     if reflected:
+
         def method(self, other):
             if not isinstance(other, _OPERAND):
                 return NotImplemented
             return fn(other, self)
     else:
+
         def method(self, other):
             if not isinstance(other, _OPERAND):
                 return NotImplemented
             return fn(self, other)
+
     return method

@@ -30,13 +30,13 @@ def _gate_perm(xp, w, h, factors, out):
     """``out`` = rows of ``w`` (gate order i, f, g, o) in the order o, i, f, g, each gate
     multiplied by its factor (``factors`` in the order o, i, f, g)."""
     fo, fi, ff, fg = factors
-    xp.multiply(w[3 * h:], fo, out=out[:h])
+    xp.multiply(w[3 * h :], fo, out=out[:h])
     if fi == ff:
-        xp.multiply(w[:2 * h], fi, out=out[h:3 * h])
+        xp.multiply(w[: 2 * h], fi, out=out[h : 3 * h])
     else:
-        xp.multiply(w[:h], fi, out=out[h:2 * h])
-        xp.multiply(w[h:2 * h], ff, out=out[2 * h:3 * h])
-    xp.multiply(w[2 * h:3 * h], fg, out=out[3 * h:])
+        xp.multiply(w[:h], fi, out=out[h : 2 * h])
+        xp.multiply(w[h : 2 * h], ff, out=out[2 * h : 3 * h])
+    xp.multiply(w[2 * h : 3 * h], fg, out=out[3 * h :])
     return out
 
 
@@ -80,15 +80,15 @@ def _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl):
     kb = p + k + (b is not None)
     wc = xp.empty((g4, kb), dt)
     _gate_perm(xp, w_hh, h, factors, wc[:, :p])
-    _gate_perm(xp, w_ih, h, factors, wc[:, p:p + k])
+    _gate_perm(xp, w_ih, h, factors, wc[:, p : p + k])
     y_all = xp.empty((t_len + 1, kb, bsz), dt)  # per position [h; x of the step reading h; 1]
-    y_all[rd:rd + t_len, p:p + k] = x.reshape(t_len, bsz, k).transpose(0, 2, 1)
+    y_all[rd : rd + t_len, p : p + k] = x.reshape(t_len, bsz, k).transpose(0, 2, 1)
     if b is not None:
-        _gate_perm(xp, b[:, None], h, factors, wc[:, p + k:])
-        y_all[rd:rd + t_len, p + k] = 1
+        _gate_perm(xp, b[:, None], h, factors, wc[:, p + k :])
+        y_all[rd : rd + t_len, p + k] = 1
     num = xp.empty((g4, bsz), dt)  # 2 / (1 + e) for g leaves tanh + 1
-    num[:3 * h] = 1
-    num[3 * h:] = 2
+    num[: 3 * h] = 1
+    num[3 * h :] = 2
     s_all = xp.empty((t_len + 1, 5 * h, bsz), dt)
     s4 = s_all.reshape(t_len + 1, 5, h, bsz)
     s4[init, 4] = c0.T
@@ -132,7 +132,7 @@ def _lstm_fm_forward(ctx, x, h0, c0, w_ih, w_hh, b, w_hr, pl):
     # row-major hidden states (B, P) per position: the output, and the GEMM operand of dW_hh
     y_rows = xp.ascontiguousarray(y_all[:, :p].transpose(0, 2, 1))
     ctx.arrays = (s_all, tc_all, y_rows, m_all, y_all, pb_all)
-    y = y_rows[wr:wr + t_len].reshape(n, p)
+    y = y_rows[wr : wr + t_len].reshape(n, p)
     return y, y_rows[final].copy(), xp.ascontiguousarray(s4[final, 4].T)
 
 
@@ -145,7 +145,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     g4 = 4 * h
     dt = gy.dtype
     order, rd, wr, init, final = _positions(pl)
-    st = s_all.reshape(t_len + 1, 5, h, bsz)[rd:rd + t_len]  # [o, i, f, g, c_prev] per step
+    st = s_all.reshape(t_len + 1, 5, h, bsz)[rd : rd + t_len]  # [o, i, f, g, c_prev] per step
     o, i, f, g = st[:, 0], st[:, 1], st[:, 2], st[:, 3]
     multiply, subtract = xp.multiply, xp.subtract
     # every step's local derivatives at once; with dh, dc the gradients reaching a step's h
@@ -158,7 +158,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     s3 *= st[:, :3]  # [o (1 - o), i (1 - i), f (1 - f)]
     kp = xp.empty((t_len, 2, h, bsz), dt)  # [k, po]
     k = kp[:, 0]
-    m = m_all if m_all is not None else y_all[wr:wr + t_len, :p]
+    m = m_all if m_all is not None else y_all[wr : wr + t_len, :p]
     multiply(m, tc_all, out=k)
     subtract(o, k, out=k)
     multiply(s3[:, 0], tc_all, out=kp[:, 1])
@@ -169,7 +169,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     subtract(i, qg, out=qg)
     q[:, 3] = f
     dy_all = xp.empty((t_len + 1, p, bsz), dt)  # gradients reaching each position's h
-    dy_all[wr:wr + t_len] = gy.reshape(t_len, bsz, p).transpose(0, 2, 1)
+    dy_all[wr : wr + t_len] = gy.reshape(t_len, bsz, p).transpose(0, 2, 1)
     dy_all[init] = 0
     dy_all[final] += ghn.T
     d_all = xp.empty((t_len + 1, 6 * h, bsz), dt)
@@ -183,7 +183,7 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
     tmp = xp.empty((p, bsz), dt)
     dot, add = xp.dot, xp.add
     dcp = d6[:, 5]
-    dgates = d_all[:, h:5 * h]
+    dgates = d_all[:, h : 5 * h]
     for t in reversed(order):
         dh = dy_all[t + wr]
         if proj:
@@ -198,17 +198,17 @@ def _lstm_fm_backward(ctx, gy, ghn, gcn, x, w_ih, w_hh, w_hr, needs, pl):
         add(dp, tmp, dp)
     # the gate gradients as (4H, T * B) in the weights' gate order, columns in data-row order
     dg = xp.empty((g4, t_len, bsz), dt)
-    blk = d_all[rd:rd + t_len]
-    _swap01(blk[:, 2 * h:5 * h], dg[:3 * h])
-    _swap01(blk[:, h:2 * h], dg[3 * h:])
+    blk = d_all[rd : rd + t_len]
+    _swap01(blk[:, 2 * h : 5 * h], dg[: 3 * h])
+    _swap01(blk[:, h : 2 * h], dg[3 * h :])
     dg = dg.reshape(g4, n)
     dx = dg.T.dot(w_ih) if needs[0] else None
     dw_ih = dg.dot(x) if needs[3] else None
-    dw_hh = dg.dot(y_rows[rd:rd + t_len].reshape(n, p)) if needs[4] else None
+    dw_hh = dg.dot(y_rows[rd : rd + t_len].reshape(n, p)) if needs[4] else None
     db = dg.dot(xp.ones(n, dt)) if needs[5] else None  # (a GEMV: faster than sum here)
     dw_hr = None
     if proj and needs[7]:
-        dym = dy_all[wr:wr + t_len].transpose(1, 0, 2).reshape(p, n)
+        dym = dy_all[wr : wr + t_len].transpose(1, 0, 2).reshape(p, n)
         dw_hr = dym.dot(m_all.transpose(1, 0, 2).reshape(h, n).T)
     dh0 = xp.ascontiguousarray(dy_all[init].T)
     dc0 = xp.ascontiguousarray(d6[init, 5].T)

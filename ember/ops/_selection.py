@@ -25,8 +25,21 @@ def _return_type(name, fields=("values", "indices")):
     return cls
 
 
-_rt = {n: _return_type(n) for n in ("max", "min", "sort", "topk", "kthvalue", "median",
-                                     "nanmedian", "mode", "cummax", "cummin")}
+_rt = {
+    n: _return_type(n)
+    for n in (
+        "max",
+        "min",
+        "sort",
+        "topk",
+        "kthvalue",
+        "median",
+        "nanmedian",
+        "mode",
+        "cummax",
+        "cummin",
+    )
+}
 _rt["aminmax"] = _return_type("aminmax", ("min", "max"))
 
 
@@ -98,7 +111,7 @@ class _Selection(Function):
         if not shape:
             out_shape = ()
         elif cls._reduces and not keepdim:
-            out_shape = idx.shape[:axis] + idx.shape[axis + 1:]
+            out_shape = idx.shape[:axis] + idx.shape[axis + 1 :]
         else:
             out_shape = idx.shape
         indices = idx.reshape(out_shape)

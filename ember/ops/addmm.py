@@ -274,7 +274,6 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
     return _out(Addr.apply(input, vec1, vec2, beta, alpha), out)
 
 
-
 __all__ = [
     "addmm",
     "addmv",

@@ -54,8 +54,7 @@ class Remainder(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         # a % b = a - b * floor(a / b)
-        return (g if need_a else None), (
-            -g * div(a, b, rounding_mode="floor") if need_b else None)
+        return (g if need_a else None), (-g * div(a, b, rounding_mode="floor") if need_b else None)
 
 
 class RemainderScalar(Remainder):
@@ -76,8 +75,7 @@ class Fmod(Function):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (g if need_a else None), (
-            -g * div(a, b, rounding_mode="trunc") if need_b else None)
+        return (g if need_a else None), (-g * div(a, b, rounding_mode="trunc") if need_b else None)
 
 
 class FmodScalar(Fmod):
@@ -165,7 +163,8 @@ class Maximum(Function):
         # NOTE: matches torch: ties split the gradient equally
         split = where(a == b, g / 2, g)
         return (split.masked_fill(a < b, 0.0) if need_a else None), (
-            split.masked_fill(a > b, 0.0) if need_b else None)
+            split.masked_fill(a > b, 0.0) if need_b else None
+        )
 
 
 class Minimum(Function):
@@ -183,7 +182,8 @@ class Minimum(Function):
         need_a, need_b = ctx.needs_input_grad
         split = where(a == b, g / 2, g)
         return (split.masked_fill(a > b, 0.0) if need_a else None), (
-            split.masked_fill(a < b, 0.0) if need_b else None)
+            split.masked_fill(a < b, 0.0) if need_b else None
+        )
 
 
 class Fmax(Function):
@@ -202,7 +202,8 @@ class Fmax(Function):
         # NOTE: matches torch: a tie goes to input; a nan loses to a number
         pick_a = (a >= b) | b.isnan()
         return (g.masked_fill(~pick_a, 0.0) if need_a else None), (
-            g.masked_fill(pick_a, 0.0) if need_b else None)
+            g.masked_fill(pick_a, 0.0) if need_b else None
+        )
 
 
 class Fmin(Function):
@@ -220,7 +221,8 @@ class Fmin(Function):
         need_a, need_b = ctx.needs_input_grad
         pick_a = (a <= b) | b.isnan()
         return (g.masked_fill(~pick_a, 0.0) if need_a else None), (
-            g.masked_fill(pick_a, 0.0) if need_b else None)
+            g.masked_fill(pick_a, 0.0) if need_b else None
+        )
 
 
 def _tensor_pair_op(cls, name: str, doc: str):
@@ -234,12 +236,16 @@ def _tensor_pair_op(cls, name: str, doc: str):
     return op
 
 
-maximum = _tensor_pair_op(Maximum, "maximum", """Element-wise maximum (nan propagates).
+maximum = _tensor_pair_op(
+    Maximum,
+    "maximum",
+    """Element-wise maximum (nan propagates).
 
     Example:
         >>> ember.maximum(ember.tensor([1, 5]), ember.tensor([3, 2]))
         tensor([3, 5])
-    """)
+    """,
+)
 minimum = _tensor_pair_op(Minimum, "minimum", "Element-wise minimum (nan propagates).")
 fmax = _tensor_pair_op(Fmax, "fmax", "Element-wise maximum that ignores nan (C's ``fmax``).")
 fmin = _tensor_pair_op(Fmin, "fmin", "Element-wise minimum that ignores nan (C's ``fmin``).")
@@ -391,14 +397,24 @@ def xlogy(input, other, *, out=None) -> Tensor:
 
 # ---- Tensor methods, operators and in-place forms ---------------------------------------------
 _BINARY_METHODS = {
-    "remainder": remainder, "fmod": fmod, "atan2": atan2, "arctan2": atan2, "hypot": hypot,
-    "copysign": copysign, "xlogy": xlogy,
+    "remainder": remainder,
+    "fmod": fmod,
+    "atan2": atan2,
+    "arctan2": atan2,
+    "hypot": hypot,
+    "copysign": copysign,
+    "xlogy": xlogy,
 }
 for _name, _fn in _BINARY_METHODS.items():
     setattr(Tensor, _name, _fn)
     setattr(Tensor, _name + "_", inplace(_fn))
-for _name, _fn in {"maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin,
-                   "float_power": float_power}.items():
+for _name, _fn in {
+    "maximum": maximum,
+    "minimum": minimum,
+    "fmax": fmax,
+    "fmin": fmin,
+    "float_power": float_power,
+}.items():
     setattr(Tensor, _name, _fn)
 Tensor.float_power_ = _float_power_
 Tensor.__mod__ = _operator(remainder)
@@ -411,7 +427,17 @@ for _name in _TORCH_INPLACE:
     globals()[_name + "_"] = getattr(Tensor, _name + "_")
 
 __all__ = [
-    "remainder", "fmod", "atan2", "arctan2", "maximum", "minimum", "fmax", "fmin",
-    "float_power", "hypot", "copysign", "xlogy",
+    "remainder",
+    "fmod",
+    "atan2",
+    "arctan2",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "float_power",
+    "hypot",
+    "copysign",
+    "xlogy",
     *(n + "_" for n in _TORCH_INPLACE),
 ]

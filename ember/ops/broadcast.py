@@ -32,8 +32,9 @@ class Expand(Function):
     def backward(ctx, g):
         shape = ctx.shape
         lead = g.ndim - len(shape)
-        dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
-                                    if s == 1 and g.shape[lead + i] != 1]
+        dims = list(range(lead)) + [
+            lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+        ]
         if dims:
             g = g.sum(dims, keepdim=True)
         return g.reshape(shape) if g.shape != shape else g, None
@@ -81,8 +82,9 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"{list(old)}"
             )
         elif s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(sizes)}")
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(sizes)}"
+            )
         shape.append(s)
     return _view_op(Expand, input, tuple(shape))
 
@@ -141,16 +143,19 @@ def broadcast_shapes(*shapes) -> Size:
         >>> ember.broadcast_shapes((3, 1), (1, 4))
         ember.Size([3, 4])
     """
-    norm = [(operator.index(s),) if isinstance(s, int) else tuple(operator.index(x) for x in s)
-            for s in shapes]
+    norm = [
+        (operator.index(s),) if isinstance(s, int) else tuple(operator.index(x) for x in s)
+        for s in shapes
+    ]
     n = max((len(s) for s in norm), default=0)
     out = [1] * n
     for i, s in enumerate(norm):
         for k in range(1, len(s) + 1):
             v = s[-k]
             if v < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {v}: "
-                                   f"{list(s)}")
+                raise RuntimeError(
+                    f"Trying to create tensor with negative dimension {v}: {list(s)}"
+                )
             if v != 1 and out[-k] != 1 and v != out[-k]:
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {v} at {-k}! Mismatching "
@@ -194,19 +199,26 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         tensors = tuple(tensors[0])
     if indexing is None:
         # NOTE: matches torch: it warns, then uses "ij"
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the "
+            "indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
-                           f"received: {indexing}")
+        raise RuntimeError(
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
     ts = list(tensors)
     if not ts:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for t in ts:
         if t._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
-                               f"got a tensor of shape {list(t.shape)}")
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                f"got a tensor of shape {list(t.shape)}"
+            )
         if t._data.dtype != ts[0]._data.dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     swap = indexing == "xy" and len(ts) >= 2
@@ -214,15 +226,20 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         ts[0], ts[1] = ts[1], ts[0]
     shape = tuple(t.numel() for t in ts)
     n = len(ts)
-    grids = [expand(view(t, tuple(-1 if i == j else 1 for j in range(n))), shape)
-             for i, t in enumerate(ts)]
+    grids = [
+        expand(view(t, tuple(-1 if i == j else 1 for j in range(n))), shape)
+        for i, t in enumerate(ts)
+    ]
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 
 
 __all__ = [
-    "broadcast_to", "broadcast_shapes", "broadcast_tensors", "meshgrid",
+    "broadcast_to",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "meshgrid",
 ]
 
 Tensor.expand = expand

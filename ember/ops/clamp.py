@@ -103,7 +103,8 @@ def _clamp(input, min, max, out, cls, cls_t, op):  # noqa: A002
     dt = promote(input, min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if not (isinstance(min, Tensor) or min is None) or not (
-                isinstance(max, Tensor) or max is None):
+            isinstance(max, Tensor) or max is None
+        ):
             raise TypeError(
                 f"{op}() received an invalid combination of arguments: min and max must both "
                 f"be Tensors (or None) or both numbers, got {type(min).__name__} and "
@@ -112,8 +113,9 @@ def _clamp(input, min, max, out, cls, cls_t, op):  # noqa: A002
         return _out(cls_t.apply(input, min, max, dt), out)
     for v in (min, max):
         if v is not None and not isinstance(v, (int, float, backend.generic)):
-            raise TypeError(f"{op}(): min and max must be numbers or Tensors, not "
-                            f"{type(v).__name__}")
+            raise TypeError(
+                f"{op}(): min and max must be numbers or Tensors, not {type(v).__name__}"
+            )
     lo = None if min is None else (min.item() if isinstance(min, backend.generic) else min)
     hi = None if max is None else (max.item() if isinstance(max, backend.generic) else max)
     return _out(unary(cls, input, lo, hi, dt), out)
@@ -161,6 +163,9 @@ for _name in _TORCH_INPLACE:
     globals()[_name + "_"] = getattr(Tensor, _name + "_")
 
 __all__ = [
-    "clamp", "clip", "clamp_min", "clamp_max",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
     *(n + "_" for n in _TORCH_INPLACE),
 ]

@@ -25,21 +25,29 @@ def _predicate(name: str, fn, doc: str):
     return op
 
 
-isnan = _predicate("isnan", lambda xp, x: xp.isnan(x), """Whether each element is nan.
+isnan = _predicate(
+    "isnan",
+    lambda xp, x: xp.isnan(x),
+    """Whether each element is nan.
 
     Example:
         >>> ember.isnan(ember.tensor([1.0, float("nan")]))
         tensor([False,  True])
-    """)
+    """,
+)
 isinf = _predicate("isinf", lambda xp, x: xp.isinf(x), "Whether each element is +inf or -inf.")
-isposinf = _predicate("isposinf", lambda xp, x: xp.isinf(x) & (x > 0),
-                      "Whether each element is +inf.")
-isneginf = _predicate("isneginf", lambda xp, x: xp.isinf(x) & (x < 0),
-                      "Whether each element is -inf.")
-isfinite = _predicate("isfinite", lambda xp, x: xp.isfinite(x),
-                      "Whether each element is finite (not nan or inf).")
-isreal = _predicate("isreal", lambda xp, x: xp.ones(x.shape, dtype=_BOOL),
-                    "All True: ember has only real dtypes.")
+isposinf = _predicate(
+    "isposinf", lambda xp, x: xp.isinf(x) & (x > 0), "Whether each element is +inf."
+)
+isneginf = _predicate(
+    "isneginf", lambda xp, x: xp.isinf(x) & (x < 0), "Whether each element is -inf."
+)
+isfinite = _predicate(
+    "isfinite", lambda xp, x: xp.isfinite(x), "Whether each element is finite (not nan or inf)."
+)
+isreal = _predicate(
+    "isreal", lambda xp, x: xp.ones(x.shape, dtype=_BOOL), "All True: ember has only real dtypes."
+)
 
 
 def _compare(name: str, fn, doc: str = ""):
@@ -57,12 +65,16 @@ def _compare(name: str, fn, doc: str = ""):
     return op
 
 
-eq = _compare("eq", operator.eq, """``input == other`` element-wise, a bool tensor.
+eq = _compare(
+    "eq",
+    operator.eq,
+    """``input == other`` element-wise, a bool tensor.
 
     Example:
         >>> ember.eq(ember.tensor([1, 2]), 2)
         tensor([False,  True])
-    """)
+    """,
+)
 ne = _compare("ne", operator.ne)
 lt = _compare("lt", operator.lt)
 le = _compare("le", operator.le)
@@ -72,8 +84,9 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
 # ---- closeness and equality -------------------------------------------------------------------
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: bool = False) -> Tensor:
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
     """Whether ``|input - other| <= atol + rtol * |other|`` element-wise (a bool tensor).
 
     Both tensors must have the same dtype. Infinities are close only to themselves; nans are
@@ -122,8 +135,9 @@ def _host_bool(x, op: str, xp) -> bool:
     return bool(xp.all(x))
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """``isclose(...)`` for every element, as a Python bool.
 
     Example:
@@ -152,15 +166,32 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 # ---- Tensor methods, operators and in-place forms ---------------------------------------------
 _BINARY_METHODS = {
-    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "not_equal": ne, "less": lt,
-    "less_equal": le, "greater": gt, "greater_equal": ge,
+    "eq": eq,
+    "ne": ne,
+    "lt": lt,
+    "le": le,
+    "gt": gt,
+    "ge": ge,
+    "not_equal": ne,
+    "less": lt,
+    "less_equal": le,
+    "greater": gt,
+    "greater_equal": ge,
 }
 for _name, _fn in _BINARY_METHODS.items():
     setattr(Tensor, _name, _fn)
     setattr(Tensor, _name + "_", inplace(_fn))
-for _name, _fn in {"isnan": isnan, "isinf": isinf, "isposinf": isposinf, "isneginf": isneginf,
-                   "isfinite": isfinite, "isreal": isreal, "isclose": isclose,
-                   "allclose": allclose, "equal": equal}.items():
+for _name, _fn in {
+    "isnan": isnan,
+    "isinf": isinf,
+    "isposinf": isposinf,
+    "isneginf": isneginf,
+    "isfinite": isfinite,
+    "isreal": isreal,
+    "isclose": isclose,
+    "allclose": allclose,
+    "equal": equal,
+}.items():
     setattr(Tensor, _name, _fn)
 for _name, _fn in (("eq", eq), ("ne", ne), ("lt", lt), ("le", le), ("gt", gt), ("ge", ge)):
     setattr(Tensor, f"__{_name}__", _operator(_fn))
@@ -168,7 +199,24 @@ for _name, _fn in (("eq", eq), ("ne", ne), ("lt", lt), ("le", le), ("gt", gt), (
 # afterwards does not remove it (only defining __eq__ in the class body would).
 
 __all__ = [
-    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal",
-    "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "isclose", "allclose", "equal",
+    "isnan",
+    "isinf",
+    "isposinf",
+    "isneginf",
+    "isfinite",
+    "isreal",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "isclose",
+    "allclose",
+    "equal",
 ]

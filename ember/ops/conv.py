@@ -48,8 +48,29 @@ class _Geom:
     """Everything about a convolution that does not depend on the batch size, computed once
     per distinct configuration (``_geom`` caches them)."""
 
-    __slots__ = ("D", "C", "O", "G", "Cg", "Og", "K", "Kp", "X", "Y", "s", "d", "lo", "P",
-                 "Pp", "SP", "L", "copy_hi", "cropped", "trivial", "sp")
+    __slots__ = (
+        "D",
+        "C",
+        "O",
+        "G",
+        "Cg",
+        "Og",
+        "K",
+        "Kp",
+        "X",
+        "Y",
+        "s",
+        "d",
+        "lo",
+        "P",
+        "Pp",
+        "SP",
+        "L",
+        "copy_hi",
+        "cropped",
+        "trivial",
+        "sp",
+    )
 
     def __init__(self, C, O, G, K, X, Y, s, d, lo):  # noqa: E741
         D = len(K)
@@ -100,8 +121,7 @@ def _padded(x, g: _Geom):
     buf = xp.zeros((x.shape[0], g.C) + g.P, x.dtype)
     if g.cropped:
         x = x[(slice(None), slice(None)) + tuple(slice(0, h) for h in g.copy_hi)]
-    buf[(slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
-                                           zip(g.lo, g.copy_hi))] = x
+    buf[(slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in zip(g.lo, g.copy_hi))] = x
     return buf
 
 
@@ -131,7 +151,8 @@ def _im2col(x, g: _Geom, ones_row: bool = False):
     if g.trivial:  # 1x1 kernel, stride 1, no padding: the windows are x itself
         D = g.D
         win = x.reshape((N, g.G, g.Cg) + g.K + g.Y).transpose(
-            1, 2, *range(3, 3 + D), 0, *range(3 + D, 3 + 2 * D))
+            1, 2, *range(3, 3 + D), 0, *range(3 + D, 3 + 2 * D)
+        )
     else:
         win = _windows(_padded(x, g), g, "col")
     col[:, :R].reshape((g.G, g.Cg) + g.K + (N,) + g.Y)[...] = win
@@ -152,18 +173,20 @@ def _col2im(src, g: _Geom):
     for j, k in enumerate(product(*(range(k) for k in g.K))):
         idx = (slice(None), slice(None)) + tuple(
             slice(k[i] * g.d[i], k[i] * g.d[i] + (g.Y[i] - 1) * g.s[i] + 1, g.s[i])
-            for i in range(g.D))
+            for i in range(g.D)
+        )
         padT[idx] += src[:, j]
     if not any(g.lo) and g.P == g.X:
         return pad
     if g.cropped:
         out = xp.zeros((N, C) + g.X, src.dtype)
         out[(slice(None), slice(None)) + tuple(slice(0, h) for h in g.copy_hi)] = pad[
-            (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in
-                                               zip(g.lo, g.copy_hi))]
+            (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in zip(g.lo, g.copy_hi))
+        ]
         return out
-    return pad[(slice(None), slice(None)) + tuple(
-        slice(lo, lo + h) for lo, h in zip(g.lo, g.X))].copy()
+    return pad[
+        (slice(None), slice(None)) + tuple(slice(lo, lo + h) for lo, h in zip(g.lo, g.X))
+    ].copy()
 
 
 def _to_cols(y, g: _Geom):
@@ -331,8 +354,7 @@ def _unfold_arr(x, g: _Geom):
 def _fold_arr(cols, g: _Geom):
     """The adjoint of ``_unfold_arr``: ``(N, C * Kp, L)`` summed into ``(N, C, *X)``."""
     N = cols.shape[0]
-    return _col2im(cols.reshape((N, g.C, g.Kp) + g.Y).transpose(1, 2, 0, *range(3, 3 + g.D)),
-                   g)
+    return _col2im(cols.reshape((N, g.C, g.Kp) + g.Y).transpose(1, 2, 0, *range(3, 3 + g.D)), g)
 
 
 class Unfold(Function):

@@ -43,9 +43,11 @@ def _transfer(a, xp_from, xp_to):
     return xp_to.from_numpy(xp_from.to_numpy(a))
 
 
-_TO_FORMS = ("to(dtype, non_blocking=False, copy=False), "
-             "to(device=None, dtype=None, non_blocking=False, copy=False) or "
-             "to(other, non_blocking=False, copy=False)")
+_TO_FORMS = (
+    "to(dtype, non_blocking=False, copy=False), "
+    "to(device=None, dtype=None, non_blocking=False, copy=False) or "
+    "to(other, non_blocking=False, copy=False)"
+)
 
 
 def _parse_to(args, kwargs):
@@ -81,18 +83,27 @@ def _parse_to(args, kwargs):
                 rest.append(kwargs.pop(name))  # given twice: reported below
         elif name in kwargs:
             flags[name] = kwargs.pop(name)
-    if rest or kwargs or not all(isinstance(v, bool) for v in flags.values()) or not (
-            dtype is None or isinstance(dtype, _dtype.dtype)):
-        got = ", ".join([type(a).__name__ for a in args]
-                        + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), "
-                        f"but expected one of: {_TO_FORMS}")
+    if (
+        rest
+        or kwargs
+        or not all(isinstance(v, bool) for v in flags.values())
+        or not (dtype is None or isinstance(dtype, _dtype.dtype))
+    ):
+        got = ", ".join(
+            [type(a).__name__ for a in args]
+            + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+        )
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got ({got}), "
+            f"but expected one of: {_TO_FORMS}"
+        )
     if device is not None:
         try:
             device = as_device(device)
         except TypeError:
-            raise TypeError(f"to() received an invalid device {device!r}; expected one of: "
-                            f"{_TO_FORMS}") from None
+            raise TypeError(
+                f"to() received an invalid device {device!r}; expected one of: {_TO_FORMS}"
+            ) from None
     return device, dtype, flags["non_blocking"], flags["copy"]
 
 
@@ -116,9 +127,17 @@ def _typed(dt):
     return conv
 
 
-_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+_TENSOR_TYPES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 # "torch.FloatTensor" -> ember.float32, for ``type("torch.FloatTensor")``
 _TYPE_NAMES = {f"torch.{v}": getattr(_dtype, k) for k, v in _TENSOR_TYPES.items()}
 
@@ -266,8 +285,16 @@ def cpu(self: Tensor, memory_format=None) -> Tensor:
 
 
 def cuda(self: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
-    return to(self, as_device("cuda" if device is None else device if not isinstance(device, int)
-                              else f"cuda:{device}"))
+    return to(
+        self,
+        as_device(
+            "cuda"
+            if device is None
+            else device
+            if not isinstance(device, int)
+            else f"cuda:{device}"
+        ),
+    )
 
 
 def _check_leaf_inplace(t):
@@ -293,6 +320,6 @@ Tensor.zero_ = zero_
 Tensor.cpu = cpu
 Tensor.cuda = cuda
 Tensor.type_as = lambda self, other: to(self, other.dtype)
-Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: (
-    __import__("ember").tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                               requires_grad=requires_grad))
+Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: __import__(
+    "ember"
+).tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

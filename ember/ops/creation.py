@@ -29,8 +29,11 @@ def _finish(data, requires_grad: bool) -> Tensor:
 
 def _shape(size) -> tuple:
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
-    if len(size) == 1 and not isinstance(size[0], (int, Tensor)) or (
-            len(size) == 1 and isinstance(size[0], Tensor) and size[0].ndim == 1):
+    if (
+        len(size) == 1
+        and not isinstance(size[0], (int, Tensor))
+        or (len(size) == 1 and isinstance(size[0], Tensor) and size[0].ndim == 1)
+    ):
         size = tuple(size[0])
     out = []
     for s in size:
@@ -87,8 +90,11 @@ def _infer_np(data, arr):
         if _has_numpy_or_tensor_leaf(data):
             return arr.dtype
         return _dtype.get_default_dtype()._np
-    if (kind == "i" and not isinstance(data, backend.ndarray)
-            and not _has_numpy_or_tensor_leaf(data)):
+    if (
+        kind == "i"
+        and not isinstance(data, backend.ndarray)
+        and not _has_numpy_or_tensor_leaf(data)
+    ):
         return _cpu.dtype("int64")
     if kind in "OUS":
         raise TypeError(f"could not infer a tensor dtype from data of NumPy kind {arr.dtype}")
@@ -107,8 +113,9 @@ def _has_numpy_or_tensor_leaf(data) -> bool:
     return False
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Tensor:
+def tensor(
+    data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
     """Build a tensor by copying ``data`` (a number, nested sequence, array or tensor).
 
     Example:
@@ -189,20 +196,35 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _filled(size, 1, dtype, device, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
+def empty(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+) -> Tensor:
     """An uninitialized tensor of the given size."""
     return _filled(size, None, dtype, device, requires_grad)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False) -> Tensor:
+def full(
+    size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value's type by default."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     default = _dtype.scalar_dtype(fill_value) if dtype is None else None
-    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype,
-                   device, requires_grad, default)
+    return _filled(
+        (size,) if isinstance(size, int) else (tuple(size),),
+        fill_value,
+        dtype,
+        device,
+        requires_grad,
+        default,
+    )
 
 
 def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
@@ -213,23 +235,34 @@ def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
     return _filled((tuple(input._data.shape),), fill, dtype, device, requires_grad)
 
 
-def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def zeros_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return _like(input, 0, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def ones_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return _like(input, 1, dtype, device, requires_grad)
 
 
-def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def empty_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return _like(input, None, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _like(input, fill_value, dtype, device, requires_grad)
@@ -239,8 +272,17 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False) -> Tensor:
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float."""
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
@@ -263,9 +305,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         data = xp.empty((n,), dtype=npd)
     else:
         # NOTE: matches torch: values are start + i * step computed in double, then cast.
-        data = xp.asarray(_cpu.arange(n, dtype=_cpu.float64) * step + start).astype(npd) \
-            if npd.kind == "f" else xp.asarray(_cpu.arange(start, start + n * step, step)[:n]
-                                               .astype(npd))
+        data = (
+            xp.asarray(_cpu.arange(n, dtype=_cpu.float64) * step + start).astype(npd)
+            if npd.kind == "f"
+            else xp.asarray(_cpu.arange(start, start + n * step, step)[:n].astype(npd))
+        )
     return _finish(data, requires_grad)
 
 
@@ -280,8 +324,9 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish(data, requires_grad)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def linspace(
+    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """``steps`` values evenly spaced from ``start`` to ``end`` inclusive."""
     start, end = _num(start), _num(end)
     if steps < 0:
@@ -300,13 +345,23 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(xp.asarray(vals.astype(npd)), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     lin = linspace(start, end, steps, dtype=_dtype.float64)
     npd = _np_dtype(dtype)
     xp = _xp(device)
-    return _finish(xp.asarray((base ** lin._data).astype(npd)), requires_grad)
+    return _finish(xp.asarray((base**lin._data).astype(npd)), requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -346,8 +401,9 @@ def _legacy_new(cls, *args, **kwargs):
 
 # ---- Tensor.new_* (same dtype and device as the tensor unless given) -------------------------
 def _new(fill):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
+    def method(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ):
         return _filled(size, fill, dtype or self.dtype, device or self.device, requires_grad)
 
     return method
@@ -358,12 +414,26 @@ Tensor.new_ones = _new(1)
 Tensor.new_empty = _new(None)
 
 
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
-              layout=None, pin_memory=False):
+def _new_full(
+    self,
+    size,
+    fill_value,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
+):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value,
-                   dtype or self.dtype, device or self.device, requires_grad)
+    return _filled(
+        (size,) if isinstance(size, int) else (tuple(size),),
+        fill_value,
+        dtype or self.dtype,
+        device or self.device,
+        requires_grad,
+    )
 
 
 Tensor.new_full = _new_full
@@ -374,21 +444,31 @@ Tensor.new_empty.__doc__ = "Uninitialized, of ``size``, with this tensor's dtype
 
 # ---- triangle indices ---------------------------------------------------------------------------
 def _tri_indices(name, lower):
-    def fn(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None,
-           pin_memory=False) -> Tensor:
+    def fn(
+        row: int,
+        col: int,
+        offset: int = 0,
+        *,
+        dtype=None,
+        device=None,
+        layout=None,
+        pin_memory=False,
+    ) -> Tensor:
         for arg, v in (("row", row), ("col", col)):
             if v < 0:
                 raise RuntimeError(f"{arg} must be non-negative, got{v}")
         xp = _xp(device)
         npd = _np_dtype(dtype, _dtype.int64)
         if npd.kind not in "iu":
-            raise RuntimeError(f'"{name}" not implemented for \'{_dtype.from_np(npd).name}\'')
+            raise RuntimeError(f"\"{name}\" not implemented for '{_dtype.from_np(npd).name}'")
         idx = (xp.tril_indices if lower else xp.triu_indices)(row, offset, col)
         return _finish(xp.stack(idx).astype(npd), False)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"The (2, N) row and column indices of the {'lower' if lower else 'upper'} "
-                  f"triangle of a ``row x col`` matrix (diagonal ``offset``), row-major.")
+    fn.__doc__ = (
+        f"The (2, N) row and column indices of the {'lower' if lower else 'upper'} "
+        f"triangle of a ``row x col`` matrix (diagonal ``offset``), row-major."
+    )
     return fn
 
 

@@ -89,7 +89,6 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     return Cross.apply(input, other, d)
 
 
-
 __all__ = ["cross"]
 
 Tensor.cross = cross

@@ -181,8 +181,7 @@ def cummax(input: Tensor, dim: int, *, out=None):
         cummax(values=tensor([1., 3., 3.]), indices=tensor([0, 1, 1]))
     """
     axis = _wrap_dim(dim, input._data.ndim)
-    return _out_tuple(_rt["cummax"](*Cummax.apply(input, axis if input.ndim else 0, False)),
-                      out)
+    return _out_tuple(_rt["cummax"](*Cummax.apply(input, axis if input.ndim else 0, False)), out)
 
 
 def cummin(input: Tensor, dim: int, *, out=None):
@@ -193,12 +192,14 @@ def cummin(input: Tensor, dim: int, *, out=None):
         cummin(values=tensor([3., 1., 1.]), indices=tensor([0, 1, 1]))
     """
     axis = _wrap_dim(dim, input._data.ndim)
-    return _out_tuple(_rt["cummin"](*Cummin.apply(input, axis if input.ndim else 0, False)),
-                      out)
+    return _out_tuple(_rt["cummin"](*Cummin.apply(input, axis if input.ndim else 0, False)), out)
 
 
 __all__ = [
-    "cumsum", "cumprod", "cummax", "cummin",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
 ]
 
 Tensor.cumsum = cumsum

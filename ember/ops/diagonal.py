@@ -163,16 +163,18 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return _view_op(_Diagonal, input, operator.index(offset), d1, d2)
 
 
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
-                     dim2: int = 1) -> Tensor:
-    """A copy of ``input`` with ``src`` written on its ``offset`` diagonal of ``dim1``, ``dim2``.
-    """
+def diagonal_scatter(
+    input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Tensor:
+    """A copy of ``input`` with ``src`` written on its ``offset`` diagonal of ``dim1``, ``dim2``."""
     d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
     offset = operator.index(offset)
     want = xp_of(input._data).diagonal(input._data, offset, d1, d2).shape
     if tuple(src.shape) != tuple(want):
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(want)}")
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(want)}"
+        )
     return DiagonalScatter.apply(input, src.to(input.dtype), offset, d1, d2)
 
 
@@ -216,7 +218,12 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 
 
 __all__ = [
-    "tril", "triu", "diagonal", "diagonal_scatter", "diag_embed", "diag",
+    "tril",
+    "triu",
+    "diagonal",
+    "diagonal_scatter",
+    "diag_embed",
+    "diag",
 ]
 
 Tensor.tril = tril

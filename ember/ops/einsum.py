@@ -321,5 +321,4 @@ def _canonical(equation: str, operands: list):
     return ",".join(terms) + "->" + out_s, new_ops
 
 
-
 __all__ = ["einsum"]

@@ -95,5 +95,6 @@ class EmbeddingBagMax(Function):
         pos = _wrap(xp.ascontiguousarray(win.reshape(-1)[keep]).astype(xp.int64))
         sel = _wrap(xp.flatnonzero(keep).astype(xp.int64))
         gw = zeros(ctx.num * win.shape[1], dtype=g.dtype, device=g.device).index_add(
-            0, pos, g.reshape(-1).index_select(0, sel))
+            0, pos, g.reshape(-1).index_select(0, sel)
+        )
         return gw.reshape(ctx.num, win.shape[1]), None, None, None

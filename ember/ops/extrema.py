@@ -96,15 +96,19 @@ class MinDim(MaxDim):
 def _binary_extremum(name, input, other, out):
     import ember  # the math family's maximum/minimum (imported late: it sits above this file)
 
-    return getattr(ember, name)(input, other, out=out) if out is not None else \
-        getattr(ember, name)(input, other)
+    return (
+        getattr(ember, name)(input, other, out=out)
+        if out is not None
+        else getattr(ember, name)(input, other)
+    )
 
 
 def _max_min(input, dim, keepdim, other, out, is_max):
     name = "max" if is_max else "min"
     if isinstance(dim, Tensor) or other is not None:
-        return _binary_extremum("maximum" if is_max else "minimum",
-                                input, dim if other is None else other, out)
+        return _binary_extremum(
+            "maximum" if is_max else "minimum", input, dim if other is None else other, out
+        )
     if dim is None:
         if keepdim:
             raise TypeError(f"{name}(): keepdim=True needs a dim (use amax/amin to keep dims)")
@@ -112,8 +116,7 @@ def _max_min(input, dim, keepdim, other, out, is_max):
         return _out(unary(MaxAll if is_max else MinAll, input, None, False), out)
     axis = _wrap_dim(dim, input._data.ndim)
     _check_nonempty(input, (axis,), name)
-    r = _rt[name](*(MaxDim if is_max else MinDim).apply(input, axis if input.ndim else 0,
-                                                         keepdim))
+    r = _rt[name](*(MaxDim if is_max else MinDim).apply(input, axis if input.ndim else 0, keepdim))
     return _out_tuple(r, out)
 
 
@@ -229,7 +232,13 @@ def argmin(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tenso
 
 
 __all__ = [
-    "max", "min", "amax", "amin", "aminmax", "argmax", "argmin",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "aminmax",
+    "argmax",
+    "argmin",
 ]
 
 Tensor.max = max

@@ -24,7 +24,8 @@ def fractional_starts(xp, u, size: int, o: int, k: int):
         i = xp.arange(o - 1).astype(u.dtype)
         # NOTE: matches torch: int((i + u) * alpha) - int(u * alpha), in the input's precision
         out[..., :-1] = ((i + u[..., None]) * alpha).astype(xp.int64) - (
-            (u * alpha).astype(xp.int64)[..., None])
+            (u * alpha).astype(xp.int64)[..., None]
+        )
     if o > 0:
         out[..., -1] = size - k
     return out
@@ -52,7 +53,7 @@ class FractionalMaxPool(Function):
         if xp.device_type == "meta":
             ctx.flat, ctx.in_shape = None, x.shape
             return xp.empty((n, c) + outs, dtype=x.dtype), xp.empty((n, c) + outs, xp.int64)
-        strides = [math.prod(sizes[d + 1:]) for d in range(k)]
+        strides = [math.prod(sizes[d + 1 :]) for d in range(k)]
         plane = math.prod(sizes)
         # in-plane position of every window's first slot, (N, C, *outs), and the offset of each
         # slot from it, in row-major window order
@@ -61,8 +62,10 @@ class FractionalMaxPool(Function):
             shape = [n, c] + [outs[d] if j == d else 1 for j in range(k)]
             base = base + starts[d].reshape(shape) * strides[d]
         base = xp.broadcast_to(base, (n, c) + outs)
-        offs = [sum(o * st for o, st in zip(slot, strides))
-                for slot in itertools.product(*(range(max(kd, 0)) for kd in kernel))]
+        offs = [
+            sum(o * st for o, st in zip(slot, strides))
+            for slot in itertools.product(*(range(max(kd, 0)) for kd in kernel))
+        ]
         if not offs:
             # NOTE: matches torch: an empty window gives -inf at its start position
             idx = xp.ascontiguousarray(base, dtype=xp.int64)
@@ -71,15 +74,14 @@ class FractionalMaxPool(Function):
             # one contiguous gather per slot and a running maximum, as torch's loop: a later
             # slot wins only if strictly greater (the first maximum stays) or, when the input
             # has NaNs, if it is NaN (the last NaN wins)
-            flat0 = base + (xp.arange(n * c, dtype=xp.int64) * plane).reshape(
-                (n, c) + (1,) * k)
+            flat0 = base + (xp.arange(n * c, dtype=xp.int64) * plane).reshape((n, c) + (1,) * k)
             xf = x.reshape(-1)
             # slot j read through the input shifted by its offset: no index arithmetic per slot
-            y = xf[offs[0]:].take(flat0)
-            win = xp.zeros(y.shape, dtype=xp.int16 if len(offs) < 2 ** 15 else xp.int64)
+            y = xf[offs[0] :].take(flat0)
+            win = xp.zeros(y.shape, dtype=xp.int16 if len(offs) < 2**15 else xp.int64)
             nan = x.dtype.kind == "f" and bool(xp.isnan(x.sum()))
             for j in range(1, len(offs)):
-                v = xf[offs[j]:].take(flat0)
+                v = xf[offs[j] :].take(flat0)
                 upd = v > y
                 if nan:
                     upd |= xp.isnan(v)
@@ -91,8 +93,9 @@ class FractionalMaxPool(Function):
             ctx.in_shape = x.shape
             return y, idx
         ctx.in_shape = x.shape
-        ctx.flat = (idx + (xp.arange(n * c, dtype=xp.int64) * plane).reshape(
-            (n, c) + (1,) * k)).reshape(-1)
+        ctx.flat = (
+            idx + (xp.arange(n * c, dtype=xp.int64) * plane).reshape((n, c) + (1,) * k)
+        ).reshape(-1)
         return y, idx
 
     @staticmethod
@@ -136,9 +139,12 @@ class _IndexGather(Function):
         return _IndexScatter.apply(g, ctx.flat, ctx.in_shape), None, None
 
 
-_FRACTIONAL_NODES = {2: FractionalMaxPool,
-                     3: type("FractionalMaxPool3D", (FractionalMaxPool,),
-                             {"_node_name": "FractionalMaxPool3DBackward0"})}
+_FRACTIONAL_NODES = {
+    2: FractionalMaxPool,
+    3: type(
+        "FractionalMaxPool3D", (FractionalMaxPool,), {"_node_name": "FractionalMaxPool3DBackward0"}
+    ),
+}
 
 
 def fractional_max_pool(input: Tensor, kernel, output, samples: Tensor):
@@ -155,8 +161,10 @@ def fractional_max_pool(input: Tensor, kernel, output, samples: Tensor):
     if u.dtype.char == "e":
         u = u.astype(xp.float32)
     order = (1, 0) if k == 2 else (0, 1, 2)  # the sample column of each spatial dim
-    starts = tuple(fractional_starts(xp, u[:, :, order[d]], x.shape[2 + d], output[d],
-                                     kernel[d]) for d in range(k))
+    starts = tuple(
+        fractional_starts(xp, u[:, :, order[d]], x.shape[2 + d], output[d], kernel[d])
+        for d in range(k)
+    )
     return _FRACTIONAL_NODES[k].apply(input, starts, tuple(kernel))
 
 

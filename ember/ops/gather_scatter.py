@@ -127,7 +127,6 @@ class ScatterValue(_FillAt):
         out[_grid(xp_of(out), idx, dim)] = value
 
 
-
 class ScatterAdd(Function):
     _array_forward = True
     _node_name = "ScatterAddBackward0"
@@ -198,13 +197,15 @@ def _prep_gather(input: Tensor, dim: int, index: Tensor):
         if k != d and ishape[k] > ashape[k]:
             raise RuntimeError(
                 f"Size does not match at dimension {k} expected index {list(i.shape)} to be no "
-                f"larger than self {list(a.shape)} apart from dimension {d}")
+                f"larger than self {list(a.shape)} apart from dimension {d}"
+            )
     _check_bounds(i, ashape[d], d)
     return d
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
-           out=None) -> Tensor:
+def gather(
+    input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
+) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and so on): values along ``dim`` at
     ``index``; the result has ``index``'s shape.
 
@@ -225,8 +226,9 @@ def _maybe_out(result: Tensor, out) -> Tensor:
     return _out(result, out)
 
 
-def _prep_scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *,
-                  reduce=None, op="scatter"):
+def _prep_scatter(
+    input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce=None, op="scatter"
+):
     if src is not None and value is not None:
         raise TypeError(f"{op}() got both 'src' and 'value'")
     if src is None:
@@ -243,8 +245,7 @@ def _prep_scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, 
         if src._data.dtype != a.dtype:
             raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype")
         if src._data.ndim != i.ndim and not (src._data.ndim <= 1 and i.ndim <= 1):
-            raise RuntimeError("Index tensor must have the same number of dimensions as src "
-                               "tensor")
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     ashape, ishape = a.shape or (1,), i.shape or (1,)
     sshape = (src._data.shape or (1,)) if is_tensor else None
     for k in range(len(ishape)):
@@ -252,7 +253,8 @@ def _prep_scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, 
             extra = f" and to be no larger size than src {list(src.shape)}" if is_tensor else ""
             raise RuntimeError(
                 f"Expected index {list(i.shape)} to be no larger than self {list(a.shape)} apart "
-                f"from dimension {d}{extra}")
+                f"from dimension {d}{extra}"
+            )
     _check_bounds(i, ashape[d], d)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
@@ -261,7 +263,10 @@ def _prep_scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, 
             warnings.warn(
                 "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
                 "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
-                "reduction options.", UserWarning, stacklevel=4)
+                "reduction options.",
+                UserWarning,
+                stacklevel=4,
+            )
         return _ScatterReduce, (input, index, src, d, reduce)
     if op == "scatter_add":
         return ScatterAdd, (input, index, src, d)
@@ -278,8 +283,7 @@ def _number(v, what: str):
     raise TypeError(f"{what} must be a number or a Tensor, got {type(v).__name__}")
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *,
-            reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce=None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index``
     along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
 
@@ -323,7 +327,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
         raise RuntimeError(
             f"torch.take_along_dim(): input and indices should have the same number of "
             f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
-            "dimensions for indices")
+            "dimensions for indices"
+        )
     d = _wrap_dim(dim, input.ndim)
     from ember.ops.broadcast import _broadcast_pair
 
@@ -337,9 +342,14 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
 
 # ---- take / put -------------------------------------------------------------------------------
 def _take_bounds(idx, numel: int) -> None:
-    _check_bounds(idx, numel, 0, IndexError, negative=True,
-                  message="out of range: tried to access index {bad} on a tensor of {size} "
-                  "elements.")
+    _check_bounds(
+        idx,
+        numel,
+        0,
+        IndexError,
+        negative=True,
+        message="out of range: tried to access index {bad} on a tensor of {size} elements.",
+    )
 
 
 class Take(Function):
@@ -409,13 +419,17 @@ class Put(Function):
 def _prep_put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False):
     _int_index(index, "put_", "dtype int64 for index")
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
-                           f"self.dtype = {_name(input._data.dtype)} and source.dtype = "
-                           f"{_name(source._data.dtype)}")
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got "
+            f"self.dtype = {_name(input._data.dtype)} and source.dtype = "
+            f"{_name(source._data.dtype)}"
+        )
     if source.numel() != index.numel():
-        raise IndexError(f"put_(): Expected source and index to have the same number of "
-                         f"elements, but got source.numel() = {source.numel()}, index.numel() = "
-                         f"{index.numel()}")
+        raise IndexError(
+            f"put_(): Expected source and index to have the same number of "
+            f"elements, but got source.numel() = {source.numel()}, index.numel() = "
+            f"{index.numel()}"
+        )
     _take_bounds(index._data, input.numel())
     return Put, (input, index, source, bool(accumulate))
 

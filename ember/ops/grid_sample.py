@@ -29,6 +29,7 @@ from ember.tensor import Tensor, _wrap
 # (``PlaneScatter``, one ``bincount``) along the same taps; those two are each other's adjoint,
 # so every order of derivative is these array passes.
 
+
 class Taps:
     """The input positions of a grid sample: ``idx`` ``(K, N, Q)``, flat spatial positions in
     each sample's ``(C, P)`` plane stack. The passes loop over the batch: per sample, a
@@ -93,8 +94,13 @@ class GridCombine(Function):
         g = g.reshape(w.shape[1], x.shape[1], w.shape[2])
         if not is_grad_enabled():  # first order only: one fused pass, no (K, N, C, Q) arrays
             gx, gw = _combine_grads(x._data, w._data, g._data, ctx.taps, need_x, need_w)
-            return ((_wrap(gx) if need_x else None), (_wrap(gw) if need_w else None), None, None,
-                    glink)
+            return (
+                (_wrap(gx) if need_x else None),
+                (_wrap(gw) if need_w else None),
+                None,
+                None,
+                glink,
+            )
         gx = gw = None
         if need_x:  # each tap's share of g, summed back onto the position it read
             gx = PlaneScatter.apply(g.unsqueeze(0) * w.unsqueeze(2), ctx.taps, tuple(x.shape))
@@ -228,7 +234,8 @@ def _cubic_stack(xp, t: Tensor) -> Tensor:
     dt = t._data.dtype
     col = (4, 1, 1)
     x = t.unsqueeze(0) * _wrap(xp.asarray(_CUBIC_SIGN, dt).reshape(col)) + _wrap(
-        xp.asarray(_CUBIC_SHIFT, dt).reshape(col))
+        xp.asarray(_CUBIC_SHIFT, dt).reshape(col)
+    )
     near, far = _cubic_coeffs_parts(x)
     m = xp.asarray(_CUBIC_NEAR, dt).reshape(col)
     return near * _wrap(m) + far * _wrap(1 - m)
@@ -266,9 +273,13 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
         if mode == "bicubic":
             base = xp.floor(src)
             t = _linear_in_grid(xp, gt[:, :, j], coord, a, src - base)
-            pos, _ = _pad_coordinate(xp, base[None] + xp.arange(-1, 3, dtype=g.dtype)[:, None,
-                                                                                    None],
-                                     size, padding_mode, align_corners)
+            pos, _ = _pad_coordinate(
+                xp,
+                base[None] + xp.arange(-1, 3, dtype=g.dtype)[:, None, None],
+                size,
+                padding_mode,
+                align_corners,
+            )
             # NOTE: matches torch: the padded tap is truncated toward zero
             idx = pos.astype(xp.int64)
             factor = _cubic_stack(xp, t)
@@ -282,8 +293,9 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
                 idx = base.astype(xp.int64)[None] + xp.arange(2)[:, None, None]
                 frac = _linear_in_grid(xp, gt[:, :, j], coord, a * dsrc, src - base)
                 # (1 - frac, frac) in two ops
-                factor = frac.unsqueeze(0) * _wrap(xp.asarray((-1.0, 1.0), g.dtype).reshape(
-                    col)) + _wrap(xp.asarray((1.0, 0.0), g.dtype).reshape(col))
+                factor = frac.unsqueeze(0) * _wrap(
+                    xp.asarray((-1.0, 1.0), g.dtype).reshape(col)
+                ) + _wrap(xp.asarray((1.0, 0.0), g.dtype).reshape(col))
         valid = (idx >= 0) & (idx < size)
         if not valid.all():
             idx = xp.where(valid, idx, 0)
@@ -293,7 +305,7 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
         factors.append(factor)
         valids.append(valid)
     # broadcast the per-dim taps against each other: dim d's taps along axis d of (T_0, ...)
-    strides = [math.prod(sizes[d + 1:]) for d in range(k)]
+    strides = [math.prod(sizes[d + 1 :]) for d in range(k)]
 
     def spread(a, d):
         return a.reshape((1,) * d + (a.shape[0],) + (1,) * (k - 1 - d) + (n, q))
@@ -310,22 +322,23 @@ def grid_taps(input_shape, grid: Tensor, mode: str, padding_mode: str, align_cor
         return _wrap(ok.reshape(kk, n, q).astype(g.dtype)), taps
     w = factors[0].reshape((factors[0].shape[0],) + (1,) * (k - 1) + (n, q))
     for d in range(1, k):
-        w = w * factors[d].reshape((1,) * d + (factors[d].shape[0],) + (1,) * (k - 1 - d)
-                                   + (n, q))
+        w = w * factors[d].reshape((1,) * d + (factors[d].shape[0],) + (1,) * (k - 1 - d) + (n, q))
     return w.reshape(kk, n, q), taps
 
 
 _GRID_NODES = {2: GridCombine}
 
 
-def grid_combine(input: Tensor, w: Tensor, taps: Taps, out_shape: tuple,
-                 link: Tensor | None = None) -> Tensor:
+def grid_combine(
+    input: Tensor, w: Tensor, taps: Taps, out_shape: tuple, link: Tensor | None = None
+) -> Tensor:
     """``GridCombine`` under PyTorch's node name for the input's rank."""
     k = input.dim() - 2
     cls = _GRID_NODES.get(k)
     if cls is None:
-        cls = _GRID_NODES[k] = type(f"GridCombine{k}D", (GridCombine,),
-                                    {"_node_name": f"GridSampler{k}DBackward0"})
+        cls = _GRID_NODES[k] = type(
+            f"GridCombine{k}D", (GridCombine,), {"_node_name": f"GridSampler{k}DBackward0"}
+        )
     return cls.apply(input, w, taps, out_shape, link)
 
 

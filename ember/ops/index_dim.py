@@ -18,20 +18,34 @@ def _dim_key(idx, dim: int) -> tuple:
 
 
 def _prep_index(input: Tensor, dim: int, index: Tensor, op: str, bounds_exc=IndexError):
-    _int_index(index, op, "dtype int32/int64 for index" + (
-        "" if op == "index_select" else f" but got: {_name(index._data.dtype)}"))
+    _int_index(
+        index,
+        op,
+        "dtype int32/int64 for index"
+        + ("" if op == "index_select" else f" but got: {_name(index._data.dtype)}"),
+    )
     if index._data.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector" + (
-            "" if op == "index_select" else
-            f", but got dim: {index.ndim} with type: {_name(index._data.dtype)} and size: "
-            f"{list(index.shape)}"))
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector"
+            + (
+                ""
+                if op == "index_select"
+                else f", but got dim: {index.ndim} with type: {_name(index._data.dtype)} and size: "
+                f"{list(index.shape)}"
+            )
+        )
     n = input._data.ndim
     d = _wrap_dim(dim, n)
     size = input._data.shape[d] if n else 1
-    _check_bounds(index._data, size, d, bounds_exc,
-                  message=None if op != "index_select" else
-                  "index_select(): index {bad} is out of bounds for dimension {dim} with size "
-                  "{size}")
+    _check_bounds(
+        index._data,
+        size,
+        d,
+        bounds_exc,
+        message=None
+        if op != "index_select"
+        else "index_select(): index {bad} is out of bounds for dimension {dim} with size {size}",
+    )
     return d
 
 
@@ -66,8 +80,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     # RuntimeError)
     d = _prep_index(input, dim, index, "index_select")
     if input._data.ndim == 0 and index.numel() != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                           f"{index.numel()} value(s)")
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)"
+        )
     return _maybe_out(IndexSelect.apply(input, index, d), out)
 
 
@@ -75,21 +90,29 @@ def _source_checks(input, index, source, d, op):
     s, a = source._data.shape, input._data.shape
     if source._data.dtype != input._data.dtype:
         if op == "index_add_":
-            raise RuntimeError(f"index_add_(): self ({_name(input._data.dtype)}) and source "
-                               f"({_name(source._data.dtype)}) must have the same scalar type")
-        raise RuntimeError(f"{op}(): self and source expected to have the same dtype, but got "
-                           f"(self) {_name(input._data.dtype)} and (source) "
-                           f"{_name(source._data.dtype)}")
+            raise RuntimeError(
+                f"index_add_(): self ({_name(input._data.dtype)}) and source "
+                f"({_name(source._data.dtype)}) must have the same scalar type"
+            )
+        raise RuntimeError(
+            f"{op}(): self and source expected to have the same dtype, but got "
+            f"(self) {_name(input._data.dtype)} and (source) "
+            f"{_name(source._data.dtype)}"
+        )
     sn = s if s else (1,)
     an = a if a else (1,)
     if len(sn) != len(an) or any(
-            x != y for k, (x, y) in enumerate(zip(sn, an, strict=True)) if k != d):
+        x != y for k, (x, y) in enumerate(zip(sn, an, strict=True)) if k != d
+    ):
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
-            f"dimension. Got self.shape = {list(a)} source.shape = {list(s)}")
+            f"dimension. Got self.shape = {list(a)} source.shape = {list(s)}"
+        )
     if index.numel() != sn[d]:
-        raise RuntimeError(f"{op}(): Number of indices ({index.numel()}) should be equal to "
-                           f"source.size(dim): ({sn[d]}), for dim: {d}")
+        raise RuntimeError(
+            f"{op}(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({sn[d]}), for dim: {d}"
+        )
 
 
 class IndexAdd(Function):
@@ -100,9 +123,8 @@ class IndexAdd(Function):
     def _mutate(out, idx, src, dim, alpha):
         if out.ndim == 0:
             out = out.reshape(1)
-        src = src.reshape(out.shape[:dim] + (idx.size,) + out.shape[dim + 1:])
-        xp_of(out).add_at(out, _dim_key(idx.reshape(-1), dim), src if alpha == 1 else
-                          src * alpha)
+        src = src.reshape(out.shape[:dim] + (idx.size,) + out.shape[dim + 1 :])
+        xp_of(out).add_at(out, _dim_key(idx.reshape(-1), dim), src if alpha == 1 else src * alpha)
 
     @staticmethod
     def forward(ctx, a, idx, src, dim, alpha):
@@ -147,7 +169,8 @@ class IndexCopy(Function):
         if out.ndim == 0:
             out = out.reshape(1)
         out[_dim_key(idx.reshape(-1), dim)] = src.reshape(
-            out.shape[:dim] + (idx.size,) + out.shape[dim + 1:])
+            out.shape[:dim] + (idx.size,) + out.shape[dim + 1 :]
+        )
 
     @staticmethod
     def forward(ctx, a, idx, src, dim):
@@ -193,7 +216,6 @@ class IndexFill(_FillAt):
         out[_dim_key(idx.reshape(-1), dim)] = value
 
 
-
 class IndexFillTensor(IndexFill):
     _node_name = "IndexFillBackward1"
 
@@ -219,8 +241,10 @@ def _prep_index_fill(input: Tensor, dim: int, index: Tensor, value):
     d = _prep_index(input, dim, index, "index_fill_")
     if isinstance(value, Tensor):
         if value.ndim != 0:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
-                               f"tensor with {value.ndim} dimension(s).")
+            raise RuntimeError(
+                f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                f"tensor with {value.ndim} dimension(s)."
+            )
         return IndexFillTensor, (input, index, value, d)
     return IndexFill, (input, index, _number(value, "value"), d)
 

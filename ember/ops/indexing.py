@@ -147,12 +147,16 @@ class _SliceScatter(_IndexPut):
 
 
 # ---- parsing an index -------------------------------------------------------------------------
-_BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-              "valid indices (got {})")
-_SEQ_WARN = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
-             "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
-             "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
-             "in an error or a different result")
+_BAD_INDEX = (
+    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+    "valid indices (got {})"
+)
+_SEQ_WARN = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+    "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+    "in an error or a different result"
+)
 
 
 def _as_items(index) -> tuple:
@@ -160,8 +164,11 @@ def _as_items(index) -> tuple:
         return tuple(index)
     if isinstance(index, list) and len(index) < 32:
         for i in index:
-            if isinstance(i, (Tensor, list, tuple, slice, backend.ndarray)) or i is None or \
-                    i is Ellipsis:
+            if (
+                isinstance(i, (Tensor, list, tuple, slice, backend.ndarray))
+                or i is None
+                or i is Ellipsis
+            ):
                 # NOTE: matches torch (and old NumPy): such a list is read as a tuple, with a
                 # deprecation warning
                 warnings.warn(_SEQ_WARN, UserWarning, stacklevel=3)
@@ -187,8 +194,12 @@ def _index_array(it, xp):
     if kind == "b":
         return arr
     if arr.dtype == backend.np_dtype("uint8"):
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                      "torch.bool instead.", UserWarning, stacklevel=4)
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+            "torch.bool instead.",
+            UserWarning,
+            stacklevel=4,
+        )
         return arr.astype(bool)
     if kind not in "iu" or arr.dtype.itemsize < 4 or kind == "u":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -222,8 +233,9 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
         if arr.ndim == 0:
             if meta or xp_of(arr).device_type == "meta":
                 if arr.dtype.kind == "b":
-                    raise NotImplementedError("indexing with a boolean meta tensor: the result "
-                                              "shape depends on the data")
+                    raise NotImplementedError(
+                        "indexing with a boolean meta tensor: the result shape depends on the data"
+                    )
                 items.append(arr)
                 consumed += 1
                 continue
@@ -239,8 +251,10 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
         consumed += arr.ndim if arr.dtype.kind == "b" else 1
     if consumed > ndim:
         if ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
 
     basic, adv = [], []
@@ -267,7 +281,8 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
             size = shape[dim]
             if not -size <= it < size:
                 raise IndexError(
-                    f"index {it} is out of bounds for dimension {dim} with size {size}")
+                    f"index {it} is out of bounds for dimension {dim} with size {size}"
+                )
             basic.append(it)
             dim += 1
             last, trivial = _Select, False
@@ -284,7 +299,8 @@ def _parse(t: Tensor, index, copy_arrays: bool = False):
                 if it.shape[j] != shape[dim + j]:
                     raise IndexError(
                         f"The shape of the mask {list(it.shape)} at index {j} does not match the "
-                        f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+                        f"shape of the indexed tensor {list(shape)} at index {dim + j}"
+                    )
             basic.extend((_FULL,) * k)
             adv.append(it)
             dim += k
@@ -316,15 +332,19 @@ def _slice(s: slice) -> slice:
     return slice(start, stop, step)
 
 
-def _check_bounds(idx, size: int, dim: int, exc=RuntimeError, negative: bool = False,
-                  message: str | None = None) -> None:
+def _check_bounds(
+    idx, size: int, dim: int, exc=RuntimeError, negative: bool = False, message: str | None = None
+) -> None:
     if idx.size == 0 or xp_of(idx).device_type == "meta":
         return
     lo, hi = int(idx.min()), int(idx.max())
     if hi >= size or lo < (-size if negative else 0):
         bad = hi if hi >= size else lo
-        raise exc((message or "index {bad} is out of bounds for dimension {dim} with size "
-                   "{size}").format(bad=bad, dim=dim, size=size))
+        raise exc(
+            (message or "index {bad} is out of bounds for dimension {dim} with size {size}").format(
+                bad=bad, dim=dim, size=size
+            )
+        )
 
 
 # ---- __getitem__ / __setitem__ ----------------------------------------------------------------
@@ -350,7 +370,8 @@ def _setitem(self: Tensor, index, value) -> None:
     dtype); recorded by autograd as an in-place op."""
     check_inference_write(self)
     record = _gm.state.enabled and (
-        self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
+        self._requires_grad or isinstance(value, Tensor) and value._requires_grad
+    )
     basic, cls, adv = _parse(self, index, record)
     key = _Key(basic, adv)
     data = self._data
@@ -369,11 +390,12 @@ def _setitem(self: Tensor, index, value) -> None:
         self._vc[0] += 1
         return
     if self._grad_fn is None and self._requires_grad:
-        raise RuntimeError(("a view of a leaf Variable" if adv is None else "a leaf Variable") +
-                           " that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            ("a view of a leaf Variable" if adv is None else "a leaf Variable")
+            + " that requires grad is being used in an in-place operation."
+        )
     # the grad_fn PyTorch gives: copy_ on the tensor itself, on a view of it, or index_put_
-    put = _CopyAll if cls is _Alias and adv is None else _IndexPut if basic is None else \
-        _CopySlices
+    put = _CopyAll if cls is _Alias and adv is None else _IndexPut if basic is None else _CopySlices
     try:
         _setitem_inplace(self, put, key, value)
     except ValueError:
@@ -397,14 +419,20 @@ def _scalar_as(xp, value, dt):
         # counterpart, wrapping (-1 -> 255); anything else out of range is refused
         lo = -(1 << (8 * dt.itemsize - 1)) if dt.kind == "u" else info.min
         if not (v == v and abs(v) != float("inf") and lo <= v <= info.max):
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without "
-                               "overflow")
+            raise RuntimeError(
+                f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow"
+            )
         return xp.asarray(int(v)).astype(dt)
     return xp.asarray(value).astype(dt)
 
 
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-            "int64": "int64_t"}
+_C_NAMES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+}
 
 
 def _raise_shape_mismatch(key: _Key, data, v):
@@ -412,8 +440,10 @@ def _raise_shape_mismatch(key: _Key, data, v):
         want = list(key.get(data).shape)
     except Exception:  # noqa: BLE001  (an error path: report what we can)
         want = "?"
-    raise RuntimeError(f"shape mismatch: value tensor of shape {list(getattr(v, 'shape', ()))} "
-                       f"cannot be broadcast to indexing result of shape {want}") from None
+    raise RuntimeError(
+        f"shape mismatch: value tensor of shape {list(getattr(v, 'shape', ()))} "
+        f"cannot be broadcast to indexing result of shape {want}"
+    ) from None
 
 
 def _type_name(v) -> str:
@@ -430,7 +460,8 @@ def _check_writable(data) -> None:
     if flags is not None and not flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
 
 
 def _mutate_guarded(mutate, key, out, *args) -> None:
@@ -442,7 +473,8 @@ def _mutate_guarded(mutate, key, out, *args) -> None:
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to "
                 "a single memory location. Please clone() the tensor before performing the "
-                "operation.") from None
+                "operation."
+            ) from None
         if key is None:
             raise
         _raise_shape_mismatch(key, out, args[0])
@@ -472,7 +504,8 @@ def _check_overlap(xp, key: _Key, dst, src) -> None:
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to tensor "
             "refer to a single memory location. Please clone() the tensor before performing the "
-            "operation.")
+            "operation."
+        )
 
 
 # ---- in-place variants: a fast path that writes directly when nothing is recorded ------------
@@ -517,15 +550,19 @@ def _prep_index_put(input: Tensor, indices, values, accumulate: bool = False):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
-                            f"{type(t).__name__}")
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}"
+            )
     if not isinstance(values, Tensor):
-        raise TypeError(f"index_put(): argument 'values' must be Tensor, not "
-                        f"{type(values).__name__}")
+        raise TypeError(
+            f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}"
+        )
     if values._data.dtype != input._data.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_name(input._data.dtype)} for the destination and "
-                           f"{_name(values._data.dtype)} for the source.")
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_name(input._data.dtype)} for the destination and "
+            f"{_name(values._data.dtype)} for the source."
+        )
     basic, _, adv = _parse(input, tuple(indices), _gm.state.enabled)
     return _IndexPut, (input, values, _Key(basic, adv), bool(accumulate))
 
@@ -544,8 +581,10 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
 def _scatter_like(input: Tensor, src: Tensor, key: tuple, cls):
     want = input._data[key].shape
     if tuple(src.shape) != tuple(want):
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(want)}")
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(want)}"
+        )
     return cls.apply(input, src.to(input.dtype), _Key(key, None), False)
 
 
@@ -556,13 +595,16 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     index = operator.index(index)
     size = input._data.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(input.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(input.shape)} at dimension {d}"
+        )
     return _scatter_like(input, src, (_FULL,) * d + (index, Ellipsis), _SelectScatter)
 
 
-def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None,
-                  step: int = 1) -> Tensor:
+def slice_scatter(
+    input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1
+) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``input[..., start:end:step, ...]`` (in
     ``dim``)."""
     d = _wrap_dim(dim, input._data.ndim)

@@ -40,13 +40,15 @@ class Cat(Function):
 
 def _tensor_list(tensors, op: str) -> list:
     if isinstance(tensors, Tensor):
-        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        "Tensor")
+        raise TypeError(
+            f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
     ts = list(tensors)
     for i, t in enumerate(ts):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     return ts
 
 
@@ -62,8 +64,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(ts):
         if t._data.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               "concatenated")
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dt = promote(*ts)
     # NOTE: matches torch: 1-D empty tensors (shape (0,)) are skipped whatever the others' shape
     # (a legacy rule), though their dtype still takes part in promotion.
@@ -76,13 +77,15 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             if _is_legacy_empty(t._data):
                 continue
             if len(s) != len(ref):
-                raise RuntimeError(f"Tensors must have same number of dimensions: got "
-                                   f"{len(ref)} and {len(s)}")
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {len(ref)} and {len(s)}"
+                )
             for k in range(len(ref)):
                 if k != d and s[k] != ref[k]:
                     raise RuntimeError(
                         f"Sizes of tensors must match except in dimension {d}. Expected size "
-                        f"{ref[k]} but got size {s[k]} for tensor number {j} in the list.")
+                        f"{ref[k]} but got size {s[k]} for tensor number {j} in the list."
+                    )
     else:
         d = 0
     result = Cat.apply(d, dt, *ts)
@@ -123,8 +126,10 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     s0 = ts[0]._data.shape
     for i, t in enumerate(ts):
         if t._data.shape != s0:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(s0)} at entry 0 and {list(t._data.shape)} at entry {i}")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got "
+                f"{list(s0)} at entry 0 and {list(t._data.shape)} at entry {i}"
+            )
     d = _wrap_dim(dim, len(s0) + 1)
     result = Stack.apply(d, promote(*ts), *ts)
     if out is not None:
@@ -153,8 +158,10 @@ def _atleast(n: int):
         return tuple(one(t) for t in tensors)
 
     fn.__name__ = f"atleast_{n}d"
-    fn.__doc__ = (f"View each tensor with at least {n} dims (one tensor in, one out; several or a "
-                  "list in, a tuple out).")
+    fn.__doc__ = (
+        f"View each tensor with at least {n} dims (one tensor in, one out; several or a "
+        "list in, a tuple out)."
+    )
     return fn
 
 
@@ -198,8 +205,18 @@ def column_stack(tensors, *, out=None) -> Tensor:
 
 
 __all__ = [
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
-    "column_stack", "atleast_1d", "atleast_2d", "atleast_3d",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
 ]
 
 

@@ -202,8 +202,14 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check_tensor("matmul", "input", 1, input)
     _check_tensor("matmul", "other", 2, other)
     sa, sb = input._data.shape, other._data.shape
-    if (out is None and len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
-            and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+    if (
+        out is None
+        and len(sa) == 2
+        and len(sb) == 2
+        and sa[1] == sb[0]
+        and input._data.dtype is other._data.dtype
+        and input._data.dtype.kind == "f"
+    ):
         return Mm.apply(input, other)  # the common 2-D product, its checks passed at once
     na, nb = len(sa), len(sb)
     if na == 0 or nb == 0:

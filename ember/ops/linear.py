@@ -115,8 +115,14 @@ def _backward_arrays(ctx, g):
     xd = x._data
     wd = w._data
     dt = gd.dtype
-    if (xd.ndim != 2 or wd.ndim != 2 or gd.ndim != 2 or xd.dtype is not dt
-            or wd.dtype is not dt or (dt.char != "f" and dt.char != "d")):
+    if (
+        xd.ndim != 2
+        or wd.ndim != 2
+        or gd.ndim != 2
+        or xd.dtype is not dt
+        or wd.dtype is not dt
+        or (dt.char != "f" and dt.char != "d")
+    ):
         return None
     need_x, need_w, need_b = ctx.needs_input_grad
     gx = _wrap(gd.dot(wd)) if need_x else None
@@ -155,8 +161,11 @@ def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None, dt) -> T
     weight and 1-D bias (or None), all of NumPy dtype ``dt``: the same node, saved inputs and
     output, built inline (no argument loop, no ``save_for_backward`` matching), as this is
     every ``nn.Linear`` call."""
-    if (weight._base is not None or (bias is not None and bias._base is not None)
-            or _anomaly.enabled):
+    if (
+        weight._base is not None
+        or (bias is not None and bias._base is not None)
+        or _anomaly.enabled
+    ):
         return cls.apply(input, weight, bias)  # parameters that are views, anomaly traces
     if input._base is not None and input._view_version != input._vc[0]:
         refresh_stale_view(input)
@@ -183,17 +192,26 @@ def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None, dt) -> T
     ctx = cls._Node()
     # edges spelled out (``function.edge``): a leaf is its own node, with output_nr None
     fn = input._grad_fn
-    ei = (None if not ri else (input, None, x.shape, dt) if fn is None
-          else (fn, input._output_nr, x.shape, dt))
+    ei = (
+        None
+        if not ri
+        else (input, None, x.shape, dt)
+        if fn is None
+        else (fn, input._output_nr, x.shape, dt)
+    )
     fn = weight._grad_fn
-    ew = (None if not rw else (weight, None, w.shape, dt) if fn is None
-          else (fn, weight._output_nr, w.shape, dt))
+    ew = (
+        None
+        if not rw
+        else (weight, None, w.shape, dt)
+        if fn is None
+        else (fn, weight._output_nr, w.shape, dt)
+    )
     eb = None
     if rb:
         fn = bias._grad_fn
         b = bias._data
-        eb = ((bias, None, b.shape, dt) if fn is None
-              else (fn, bias._output_nr, b.shape, dt))
+        eb = (bias, None, b.shape, dt) if fn is None else (fn, bias._output_nr, b.shape, dt)
     ctx._next = (ei, ew, eb)
     ctx.needs_input_grad = (ri, rw, rb)
     ctx._seq = next(_seq)
@@ -239,8 +257,7 @@ def _validate(input: Tensor, weight: Tensor, bias: Tensor | None) -> type:
     x, w = input._data, weight._data
     if x.ndim == 0 or w.ndim == 0:
         raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
-            f"{w.ndim}D"
+            f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
         )
     if w.ndim > 2:
         raise RuntimeError(
@@ -274,13 +291,11 @@ def _validate_addmm(input: Tensor, weight: Tensor, bias: Tensor, m: int) -> type
         raise RuntimeError(f"mat2 must be a matrix, got {w.ndim}-D tensor")
     if b.dtype != w.dtype:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_dname(bias)} and "
-            f"{_dname(weight)}"
+            f"self and mat2 must have the same dtype, but got {_dname(bias)} and {_dname(weight)}"
         )
     if x.dtype != w.dtype:
         raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and "
-            f"{_dname(weight)}"
+            f"mat1 and mat2 must have the same dtype, but got {_dname(input)} and {_dname(weight)}"
         )
     _check_mm_shapes((m, x.shape[-1]), w.shape[::-1])
     _check_expand(bias, (m, w.shape[0]))
@@ -333,8 +348,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 if bias is None:
                     if fast:
                         return _linear_2d(_Mm, input, weight, None, dt)
-                    return (_Mm if xn == 2 else _UnsafeView if xn > 2 else _Squeeze
-                            ).apply(input, weight, None)
+                    return (_Mm if xn == 2 else _UnsafeView if xn > 2 else _Squeeze).apply(
+                        input, weight, None
+                    )
                 if isinstance(bias, Tensor):
                     b = bias._data
                     if b.dtype is dt and b.ndim == 1 and b.shape[0] == ws[0]:
@@ -360,30 +376,43 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         >>> y.shape
         ember.Size([2, 5])
     """
-    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2),
-                                     ("weight", weight)), 1):
+    for pos, (name, t) in enumerate(
+        (("input1", input1), ("input2", input2), ("weight", weight)), 1
+    ):
         if not isinstance(t, Tensor):
-            raise TypeError(f"bilinear(): argument '{name}' (position {pos}) must be Tensor, "
-                            f"not {type(t).__name__}")
+            raise TypeError(
+                f"bilinear(): argument '{name}' (position {pos}) must be Tensor, "
+                f"not {type(t).__name__}"
+            )
     if input1.dim() != input2.dim():
-        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
-                           f"{input2.dim()}")
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
     if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+        raise RuntimeError(
+            f"bilinear(): input batch dimensions do not match: got "
+            f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}"
+        )
     if weight.dim() != 3:
-        raise RuntimeError(f"bilinear(): weight must be 3-D (out, in1, in2), got shape "
-                           f"{list(weight.shape)}")
+        raise RuntimeError(
+            f"bilinear(): weight must be 3-D (out, in1, in2), got shape {list(weight.shape)}"
+        )
     out, in1, in2 = weight.shape
     if input1.shape[-1] != in1:
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
-                           f"{input1.shape[-1]} but expected {in1}")
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got "
+            f"{input1.shape[-1]} but expected {in1}"
+        )
     if input2.shape[-1] != in2:
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
-                           f"{input2.shape[-1]} but expected {in2}")
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got "
+            f"{input2.shape[-1]} but expected {in2}"
+        )
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != out):
-        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
-                           f"{list(bias.shape)} but expected [{out}]")
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got "
+            f"{list(bias.shape)} but expected [{out}]"
+        )
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, in1)
     x2 = input2.reshape(-1, in2)

@@ -137,8 +137,11 @@ class LinearCrossEntropyChunked(Function):
 
 def _out(grads):
     gx, gW, gb = grads
-    return (_wrap(gx) if gx is not None else None, _wrap(gW) if gW is not None else None,
-            _wrap(gb) if gb is not None else None) + (None,) * 8
+    return (
+        _wrap(gx) if gx is not None else None,
+        _wrap(gW) if gW is not None else None,
+        _wrap(gb) if gb is not None else None,
+    ) + (None,) * 8
 
 
 def _backward_graph(ctx, g):

@@ -104,29 +104,50 @@ def bitwise_not(input: Tensor, *, out=None) -> Tensor:
 
 def _invert(self: Tensor) -> Tensor:
     if self._data.dtype.kind == "f":
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
-                        f"tensors, got {self.dtype}")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type "
+            f"tensors, got {self.dtype}"
+        )
     return bitwise_not(self)
 
 
 # ---- Tensor methods, operators and in-place forms ---------------------------------------------
 _BINARY_METHODS = {
-    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
-    "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
-    "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "logical_and": logical_and,
+    "logical_or": logical_or,
+    "logical_xor": logical_xor,
+    "logical_not": logical_not,
+    "bitwise_and": bitwise_and,
+    "bitwise_or": bitwise_or,
+    "bitwise_xor": bitwise_xor,
+    "bitwise_not": bitwise_not,
+    "bitwise_left_shift": bitwise_left_shift,
+    "bitwise_right_shift": bitwise_right_shift,
 }
 for _name, _fn in _BINARY_METHODS.items():
     setattr(Tensor, _name, _fn)
     setattr(Tensor, _name + "_", inplace(_fn))
 Tensor.__invert__ = _invert
-for _dunder, _name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
-                      ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift")):
+for _dunder, _name in (
+    ("and", "bitwise_and"),
+    ("or", "bitwise_or"),
+    ("xor", "bitwise_xor"),
+    ("lshift", "bitwise_left_shift"),
+    ("rshift", "bitwise_right_shift"),
+):
     setattr(Tensor, f"__{_dunder}__", _operator(globals()[_name]))
     setattr(Tensor, f"__r{_dunder}__", _operator(globals()[_name], reflected=True))
     setattr(Tensor, f"__i{_dunder}__", _operator(getattr(Tensor, _name + "_")))
 
 __all__ = [
-    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
 ]

@@ -464,7 +464,7 @@ def ctc_padded_targets(targets, target_lengths, n: int):
     ends = xp.cumsum(target_lengths)
     starts = ends - target_lengths
     for i in range(n):  # one slice per sequence: a copy, no per-label work
-        out[i, : target_lengths[i]] = targets[starts[i]: ends[i]]
+        out[i, : target_lengths[i]] = targets[starts[i] : ends[i]]
     return out
 
 

@@ -21,8 +21,10 @@ def _bool_mask(mask, op: str, msg: str | None = None):
 
 def _data_dependent(op: str, arr) -> None:
     if xp_of(arr).device_type == "meta":
-        raise NotImplementedError(f"{op} on a meta tensor: the result shape depends on the data, "
-                                  "which a meta tensor does not have")
+        raise NotImplementedError(
+            f"{op} on a meta tensor: the result shape depends on the data, "
+            "which a meta tensor does not have"
+        )
 
 
 class MaskedSelect(Function):
@@ -101,18 +103,26 @@ class MaskedScatter(Function):
 
 
 def _prep_masked_scatter(input: Tensor, mask: Tensor, source: Tensor, inplace_: bool = False):
-    _bool_mask(mask, "masked_scatter_", "masked_scatter_ only supports boolean masks, but got "
-               f"mask with dtype {_name(mask._data.dtype) if isinstance(mask, Tensor) else ''}")
+    _bool_mask(
+        mask,
+        "masked_scatter_",
+        "masked_scatter_ only supports boolean masks, but got "
+        f"mask with dtype {_name(mask._data.dtype) if isinstance(mask, Tensor) else ''}",
+    )
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
-                           f"got {_name(input._data.dtype)} and {_name(source._data.dtype)}")
+        raise RuntimeError(
+            f"masked_scatter: expected self and source to have same dtypes but "
+            f"got {_name(input._data.dtype)} and {_name(source._data.dtype)}"
+        )
     from ember.ops.broadcast import _broadcast_pair
 
     if inplace_:
         shape = input._data.shape
         if _broadcast_pair(shape, mask._data.shape) != shape:
-            raise RuntimeError(f"masked_scatter_: the mask of shape {list(mask.shape)} does not "
-                               f"broadcast to self of shape {list(shape)}")
+            raise RuntimeError(
+                f"masked_scatter_: the mask of shape {list(mask.shape)} does not "
+                f"broadcast to self of shape {list(shape)}"
+            )
     else:
         shape = _broadcast_pair(input._data.shape, mask._data.shape)
     return MaskedScatter, (input, mask, source, shape)

@@ -432,67 +432,137 @@ def _float_unary(cls, name: str, summary: str, example: str, result: str):
         return _out(unary(cls, _floating(input, name)), out)
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = (f"{summary}; integer and bool inputs give the default float dtype.\n\n"
-                  f"    Example:\n        >>> {example}\n        {result}\n    ")
+    op.__doc__ = (
+        f"{summary}; integer and bool inputs give the default float dtype.\n\n"
+        f"    Example:\n        >>> {example}\n        {result}\n    "
+    )
     return op
 
 
-reciprocal = _float_unary(Reciprocal, "reciprocal", "``1 / input``",
-                          "ember.reciprocal(ember.tensor([2.0]))", "tensor([0.5000])")
-sqrt = _float_unary(Sqrt, "sqrt", "Square root",
-                    "ember.sqrt(ember.tensor([4.0]))", "tensor([2.])")
-rsqrt = _float_unary(Rsqrt, "rsqrt", "``1 / sqrt(input)``",
-                     "ember.rsqrt(ember.tensor([4.0]))", "tensor([0.5000])")
-exp = _float_unary(Exp, "exp", "``e ** input``",
-                   "ember.exp(ember.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])")
-exp2 = _float_unary(Exp2, "exp2", "``2 ** input``",
-                    "ember.exp2(ember.tensor([3.0]))", "tensor([8.])")
-expm1 = _float_unary(Expm1, "expm1", "``exp(input) - 1``, accurate near 0",
-                     "ember.expm1(ember.tensor([1e-10]))", "tensor([1.0000e-10])")
-log = _float_unary(Log, "log", "Natural logarithm",
-                   "ember.log(ember.tensor([1.0, 2.0]))", "tensor([0.0000, 0.6931])")
-log2 = _float_unary(Log2, "log2", "Base-2 logarithm",
-                    "ember.log2(ember.tensor([8.0]))", "tensor([3.])")
-log10 = _float_unary(Log10, "log10", "Base-10 logarithm",
-                     "ember.log10(ember.tensor([100.0]))", "tensor([2.])")
-log1p = _float_unary(Log1p, "log1p", "``log(1 + input)``, accurate near 0",
-                     "ember.log1p(ember.tensor([1e-10]))", "tensor([1.0000e-10])")
-sin = _float_unary(Sin, "sin", "Sine",
-                   "ember.sin(ember.tensor([0.0, 1.5708]))", "tensor([0., 1.])")
-cos = _float_unary(Cos, "cos", "Cosine",
-                   "ember.cos(ember.tensor([0.0]))", "tensor([1.])")
-tan = _float_unary(Tan, "tan", "Tangent",
-                   "ember.tan(ember.tensor([0.7854]))", "tensor([1.0000])")
-asin = _float_unary(Asin, "asin", "Arcsine (``arcsin``)",
-                    "ember.asin(ember.tensor([1.0]))", "tensor([1.5708])")
-acos = _float_unary(Acos, "acos", "Arccosine (``arccos``)",
-                    "ember.acos(ember.tensor([1.0]))", "tensor([0.])")
-atan = _float_unary(Atan, "atan", "Arctangent (``arctan``)",
-                    "ember.atan(ember.tensor([1.0]))", "tensor([0.7854])")
-sinh = _float_unary(Sinh, "sinh", "Hyperbolic sine",
-                    "ember.sinh(ember.tensor([1.0]))", "tensor([1.1752])")
-cosh = _float_unary(Cosh, "cosh", "Hyperbolic cosine",
-                    "ember.cosh(ember.tensor([0.0]))", "tensor([1.])")
-tanh = _float_unary(Tanh, "tanh", "Hyperbolic tangent",
-                    "ember.tanh(ember.tensor([0.5]))", "tensor([0.4621])")
-asinh = _float_unary(Asinh, "asinh", "Inverse hyperbolic sine (``arcsinh``)",
-                     "ember.asinh(ember.tensor([1.0]))", "tensor([0.8814])")
-acosh = _float_unary(Acosh, "acosh", "Inverse hyperbolic cosine (``arccosh``)",
-                     "ember.acosh(ember.tensor([1.0]))", "tensor([0.])")
-atanh = _float_unary(Atanh, "atanh", "Inverse hyperbolic tangent (``arctanh``)",
-                     "ember.atanh(ember.tensor([0.5]))", "tensor([0.5493])")
-sigmoid = _float_unary(Sigmoid, "sigmoid", "Logistic sigmoid ``1 / (1 + exp(-input))``",
-                       "ember.sigmoid(ember.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
-erf = _float_unary(Erf, "erf", "Error function",
-                   "ember.erf(ember.tensor([0.5]))", "tensor([0.5205])")
-erfc = _float_unary(Erfc, "erfc", "Complementary error function ``1 - erf(input)``",
-                    "ember.erfc(ember.tensor([0.5]))", "tensor([0.4795])")
-erfinv = _float_unary(Erfinv, "erfinv", "Inverse error function on (-1, 1)",
-                      "ember.erfinv(ember.tensor([0.5]))", "tensor([0.4769])")
-deg2rad = _float_unary(Deg2Rad, "deg2rad", "Degrees to radians",
-                       "ember.deg2rad(ember.tensor([180.0]))", "tensor([3.1416])")
-rad2deg = _float_unary(Rad2Deg, "rad2deg", "Radians to degrees",
-                       "ember.rad2deg(ember.tensor([3.1416]))", "tensor([180.0004])")
+reciprocal = _float_unary(
+    Reciprocal,
+    "reciprocal",
+    "``1 / input``",
+    "ember.reciprocal(ember.tensor([2.0]))",
+    "tensor([0.5000])",
+)
+sqrt = _float_unary(Sqrt, "sqrt", "Square root", "ember.sqrt(ember.tensor([4.0]))", "tensor([2.])")
+rsqrt = _float_unary(
+    Rsqrt, "rsqrt", "``1 / sqrt(input)``", "ember.rsqrt(ember.tensor([4.0]))", "tensor([0.5000])"
+)
+exp = _float_unary(
+    Exp, "exp", "``e ** input``", "ember.exp(ember.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])"
+)
+exp2 = _float_unary(
+    Exp2, "exp2", "``2 ** input``", "ember.exp2(ember.tensor([3.0]))", "tensor([8.])"
+)
+expm1 = _float_unary(
+    Expm1,
+    "expm1",
+    "``exp(input) - 1``, accurate near 0",
+    "ember.expm1(ember.tensor([1e-10]))",
+    "tensor([1.0000e-10])",
+)
+log = _float_unary(
+    Log,
+    "log",
+    "Natural logarithm",
+    "ember.log(ember.tensor([1.0, 2.0]))",
+    "tensor([0.0000, 0.6931])",
+)
+log2 = _float_unary(
+    Log2, "log2", "Base-2 logarithm", "ember.log2(ember.tensor([8.0]))", "tensor([3.])"
+)
+log10 = _float_unary(
+    Log10, "log10", "Base-10 logarithm", "ember.log10(ember.tensor([100.0]))", "tensor([2.])"
+)
+log1p = _float_unary(
+    Log1p,
+    "log1p",
+    "``log(1 + input)``, accurate near 0",
+    "ember.log1p(ember.tensor([1e-10]))",
+    "tensor([1.0000e-10])",
+)
+sin = _float_unary(Sin, "sin", "Sine", "ember.sin(ember.tensor([0.0, 1.5708]))", "tensor([0., 1.])")
+cos = _float_unary(Cos, "cos", "Cosine", "ember.cos(ember.tensor([0.0]))", "tensor([1.])")
+tan = _float_unary(Tan, "tan", "Tangent", "ember.tan(ember.tensor([0.7854]))", "tensor([1.0000])")
+asin = _float_unary(
+    Asin, "asin", "Arcsine (``arcsin``)", "ember.asin(ember.tensor([1.0]))", "tensor([1.5708])"
+)
+acos = _float_unary(
+    Acos, "acos", "Arccosine (``arccos``)", "ember.acos(ember.tensor([1.0]))", "tensor([0.])"
+)
+atan = _float_unary(
+    Atan, "atan", "Arctangent (``arctan``)", "ember.atan(ember.tensor([1.0]))", "tensor([0.7854])"
+)
+sinh = _float_unary(
+    Sinh, "sinh", "Hyperbolic sine", "ember.sinh(ember.tensor([1.0]))", "tensor([1.1752])"
+)
+cosh = _float_unary(
+    Cosh, "cosh", "Hyperbolic cosine", "ember.cosh(ember.tensor([0.0]))", "tensor([1.])"
+)
+tanh = _float_unary(
+    Tanh, "tanh", "Hyperbolic tangent", "ember.tanh(ember.tensor([0.5]))", "tensor([0.4621])"
+)
+asinh = _float_unary(
+    Asinh,
+    "asinh",
+    "Inverse hyperbolic sine (``arcsinh``)",
+    "ember.asinh(ember.tensor([1.0]))",
+    "tensor([0.8814])",
+)
+acosh = _float_unary(
+    Acosh,
+    "acosh",
+    "Inverse hyperbolic cosine (``arccosh``)",
+    "ember.acosh(ember.tensor([1.0]))",
+    "tensor([0.])",
+)
+atanh = _float_unary(
+    Atanh,
+    "atanh",
+    "Inverse hyperbolic tangent (``arctanh``)",
+    "ember.atanh(ember.tensor([0.5]))",
+    "tensor([0.5493])",
+)
+sigmoid = _float_unary(
+    Sigmoid,
+    "sigmoid",
+    "Logistic sigmoid ``1 / (1 + exp(-input))``",
+    "ember.sigmoid(ember.tensor([0.0, 2.0]))",
+    "tensor([0.5000, 0.8808])",
+)
+erf = _float_unary(
+    Erf, "erf", "Error function", "ember.erf(ember.tensor([0.5]))", "tensor([0.5205])"
+)
+erfc = _float_unary(
+    Erfc,
+    "erfc",
+    "Complementary error function ``1 - erf(input)``",
+    "ember.erfc(ember.tensor([0.5]))",
+    "tensor([0.4795])",
+)
+erfinv = _float_unary(
+    Erfinv,
+    "erfinv",
+    "Inverse error function on (-1, 1)",
+    "ember.erfinv(ember.tensor([0.5]))",
+    "tensor([0.4769])",
+)
+deg2rad = _float_unary(
+    Deg2Rad,
+    "deg2rad",
+    "Degrees to radians",
+    "ember.deg2rad(ember.tensor([180.0]))",
+    "tensor([3.1416])",
+)
+rad2deg = _float_unary(
+    Rad2Deg,
+    "rad2deg",
+    "Radians to degrees",
+    "ember.rad2deg(ember.tensor([3.1416]))",
+    "tensor([180.0004])",
+)
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
@@ -565,8 +635,14 @@ def relu(input: Tensor) -> Tensor:
     return unary(Relu, input)
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None, *, out=None) -> Tensor:
+def nan_to_num(
+    input: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    *,
+    out=None,
+) -> Tensor:
     """Replace nan, +inf and -inf (default: 0 and the dtype's largest/lowest finite values).
 
     Example:
@@ -590,14 +666,48 @@ def positive(input: Tensor) -> Tensor:
 
 # ---- Tensor methods and in-place forms --------------------------------------------------------
 _UNARY_METHODS = {
-    "abs": abs, "absolute": abs, "sign": sign, "sgn": sgn, "reciprocal": reciprocal,
-    "square": square, "sqrt": sqrt, "rsqrt": rsqrt, "exp": exp, "exp2": exp2, "expm1": expm1,
-    "log": log, "log2": log2, "log10": log10, "log1p": log1p, "sin": sin, "cos": cos,
-    "tan": tan, "asin": asin, "arcsin": asin, "acos": acos, "arccos": acos, "atan": atan,
-    "arctan": atan, "sinh": sinh, "cosh": cosh, "tanh": tanh, "asinh": asinh,
-    "arcsinh": asinh, "acosh": acosh, "arccosh": acosh, "atanh": atanh, "arctanh": atanh,
-    "sigmoid": sigmoid, "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv,
-    "relu": relu, "nan_to_num": nan_to_num, "deg2rad": deg2rad, "rad2deg": rad2deg,
+    "abs": abs,
+    "absolute": abs,
+    "sign": sign,
+    "sgn": sgn,
+    "reciprocal": reciprocal,
+    "square": square,
+    "sqrt": sqrt,
+    "rsqrt": rsqrt,
+    "exp": exp,
+    "exp2": exp2,
+    "expm1": expm1,
+    "log": log,
+    "log2": log2,
+    "log10": log10,
+    "log1p": log1p,
+    "sin": sin,
+    "cos": cos,
+    "tan": tan,
+    "asin": asin,
+    "arcsin": asin,
+    "acos": acos,
+    "arccos": acos,
+    "atan": atan,
+    "arctan": atan,
+    "sinh": sinh,
+    "cosh": cosh,
+    "tanh": tanh,
+    "asinh": asinh,
+    "arcsinh": asinh,
+    "acosh": acosh,
+    "arccosh": acosh,
+    "atanh": atanh,
+    "arctanh": atanh,
+    "sigmoid": sigmoid,
+    "logit": logit,
+    "erf": erf,
+    "erfc": erfc,
+    "erfinv": erfinv,
+    "relu": relu,
+    "nan_to_num": nan_to_num,
+    "deg2rad": deg2rad,
+    "rad2deg": rad2deg,
 }
 for _name, _fn in _UNARY_METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -607,19 +717,91 @@ Tensor.__abs__ = abs
 
 # torch-level in-place functions (``torch.relu_(x)``...) for the ops PyTorch exposes them for
 _TORCH_INPLACE = (
-    "abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
-    "asin", "asinh", "atan", "atanh", "cos", "cosh", "deg2rad", "erf", "erfc", "exp2", "exp",
-    "expm1", "log10", "log1p", "log2", "log", "logit", "nan_to_num", "rad2deg", "reciprocal",
-    "relu", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "square", "tan", "tanh",
+    "abs",
+    "acos",
+    "acosh",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "erf",
+    "erfc",
+    "exp2",
+    "exp",
+    "expm1",
+    "log10",
+    "log1p",
+    "log2",
+    "log",
+    "logit",
+    "nan_to_num",
+    "rad2deg",
+    "reciprocal",
+    "relu",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
 )
 for _name in _TORCH_INPLACE:
     globals()[_name + "_"] = getattr(Tensor, _name + "_")
 
 __all__ = [
-    "abs", "absolute", "sign", "sgn", "reciprocal", "square", "sqrt", "rsqrt", "exp", "exp2",
-    "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "arcsin", "acos",
-    "arccos", "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
-    "atanh", "arctanh", "sigmoid", "logit", "erf", "erfc", "erfinv", "relu",
-    "nan_to_num", "positive", "deg2rad", "rad2deg",
+    "abs",
+    "absolute",
+    "sign",
+    "sgn",
+    "reciprocal",
+    "square",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "arcsin",
+    "acos",
+    "arccos",
+    "atan",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "arcsinh",
+    "acosh",
+    "arccosh",
+    "atanh",
+    "arctanh",
+    "sigmoid",
+    "logit",
+    "erf",
+    "erfc",
+    "erfinv",
+    "relu",
+    "nan_to_num",
+    "positive",
+    "deg2rad",
+    "rad2deg",
     *(n + "_" for n in _TORCH_INPLACE),
 ]

@@ -50,8 +50,13 @@ class _Unique(Function):
         raise NotImplementedError("the derivative for '_unique2' is not implemented.")
 
 
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
-           return_counts: bool = False, dim=None):
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,  # noqa: A002
+    return_counts: bool = False,
+    dim=None,
+):
     """The distinct values of ``input`` (sorted), with optionally the index of each element in
     them (``return_inverse``, input's shape) and how often each occurs (``return_counts``).
 
@@ -73,8 +78,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     return vals
 
 
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       dim=None):
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None
+):
     """Collapse runs of equal consecutive values (of the flattened input) to one each."""
     if dim is not None:
         raise NotImplementedError("ember: unique_consecutive(dim=...) is not supported yet")

@@ -65,7 +65,7 @@ def _matvec(a, v):
     if a.size <= _BLAS_MAX:
         return a.dot(v)
     step = _step(a)
-    return xp_of(a).concatenate([a[i:i + step].dot(v) for i in range(0, a.shape[0], step)])
+    return xp_of(a).concatenate([a[i : i + step].dot(v) for i in range(0, a.shape[0], step)])
 
 
 def _vecmat(v, a):
@@ -75,7 +75,7 @@ def _vecmat(v, a):
     step = _step(a)
     out = v[:step].dot(a[:step])
     for i in range(step, a.shape[0], step):
-        out += v[i:i + step].dot(a[i:i + step])
+        out += v[i : i + step].dot(a[i : i + step])
     return out
 
 
@@ -170,8 +170,8 @@ class NativeLayerNorm(Function):
     @staticmethod
     def forward(ctx, x, w, b, k, eps):
         shape = x.shape
-        n = math.prod(shape[len(shape) - k:])
-        m = math.prod(shape[:len(shape) - k])
+        n = math.prod(shape[len(shape) - k :])
+        m = math.prod(shape[: len(shape) - k])
         xp = xp_of(x)
         ctx.save_for_backward(x, w)
         ctx.k, ctx.eps = k, eps
@@ -211,16 +211,20 @@ class NativeLayerNorm(Function):
         sw = sb = None
         for i in range(0, m, step):
             j = min(i + step, m)
-            bw, bb = _ln_rows_backward(g2[i:j], xc[i:j], r[i:j], wa,
-                                       None if gx is None else gx[i:j], p[:j - i], sums)
+            bw, bb = _ln_rows_backward(
+                g2[i:j], xc[i:j], r[i:j], wa, None if gx is None else gx[i:j], p[: j - i], sums
+            )
             if sums:
                 sw, sb = (bw, bb) if sw is None else (sw + bw, sb + bb)
         gw = gb = None
         if need_w:
             gw = _wrap(sw.reshape(w.shape).astype(w._data.dtype, copy=False))
         if need_b:
-            gb = _wrap(sb.reshape(w.shape if w is not None else x.shape[-ctx.k:])
-                       .astype(x._data.dtype, copy=False))
+            gb = _wrap(
+                sb.reshape(w.shape if w is not None else x.shape[-ctx.k :]).astype(
+                    x._data.dtype, copy=False
+                )
+            )
         if need_x:
             gx = _wrap(gx.reshape(x.shape).astype(x._data.dtype, copy=False))
         return gx, gw, gb, None, None
@@ -242,8 +246,7 @@ def _layer_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b):
         gb = g.sum(lead) if lead else g
     if need_x:
         gh = g * w if w is not None else g
-        gx = rstd * (gh - gh.mean(dims, keepdim=True)
-                     - xhat * (gh * xhat).mean(dims, keepdim=True))
+        gx = rstd * (gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True))
     return gx, gw, gb, None, None
 
 
@@ -278,8 +281,8 @@ def _scale_shift(a3, scale, shift):
     out = xp.empty(a3.shape, dtype=xp.result_type(a3, scale))
     step = _slab_rows(a3)
     for i in range(0, a3.shape[0], step):
-        o = out[i:i + step]
-        xp.multiply(a3[i:i + step], scale, out=o)
+        o = out[i : i + step]
+        xp.multiply(a3[i : i + step], scale, out=o)
         if shift is not None:
             o += shift
     return out
@@ -298,9 +301,9 @@ def _center(x3, mean):
     sq = xp.empty(nb * c, dtype=x3.dtype)
     m3, xc2 = mean.reshape(1, c, 1), xc.reshape(nb * c, length)
     for i in range(0, nb, step):
-        xp.subtract(x3[i:i + step], m3, out=xc[i:i + step])
-        rows = xc2[i * c:(i + step) * c]
-        xp.einsum("ij,ij->i", rows, rows, out=sq[i * c:(i + step) * c])
+        xp.subtract(x3[i : i + step], m3, out=xc[i : i + step])
+        rows = xc2[i * c : (i + step) * c]
+        xp.einsum("ij,ij->i", rows, rows, out=sq[i * c : (i + step) * c])
     return xc, _colsum(sq.reshape(nb, c))
 
 
@@ -381,8 +384,9 @@ class NativeBatchNorm(Function):
         # backward folds rstd into its per-channel factors
         ctx.xc = xc
         scale = rstd if wa is None else wa * rstd
-        out = _scale_shift(xc, scale.reshape(1, c, 1),
-                           None if b is None else _acc(b).reshape(1, c, 1))
+        out = _scale_shift(
+            xc, scale.reshape(1, c, 1), None if b is None else _acc(b).reshape(1, c, 1)
+        )
         return out.reshape(shape).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -423,10 +427,10 @@ class NativeBatchNorm(Function):
                 # the four passes run on one slab of samples at a time, while it is in cache
                 step = _slab_rows(xc)
                 for i in range(0, nb, step):
-                    o = gx[i:i + step]
-                    xp.multiply(xc[i:i + step], k, out=o)
+                    o = gx[i : i + step]
+                    xp.multiply(xc[i : i + step], k, out=o)
                     o += h
-                    xp.subtract(g3[i:i + step], o, out=o)
+                    xp.subtract(g3[i : i + step], o, out=o)
                     o *= s
             else:  # fixed statistics: an affine map per channel
                 gx = g3 * scale.reshape(1, c, 1)
@@ -455,8 +459,9 @@ def _batch_norm_backward_recorded(ctx, x, w, g, need_x, need_w, need_b):
     if need_x:
         gh = g * w.reshape(bshape) if w is not None else g
         if ctx.training:
-            gx = rstd * (gh - gh.mean(dims, keepdim=True)
-                         - xhat * (gh * xhat).mean(dims, keepdim=True))
+            gx = rstd * (
+                gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True)
+            )
         else:
             gx = gh * rstd
     return gx, gw, gb, None, None, None, None, None
@@ -552,10 +557,10 @@ def _lrn_windows(channels: int, size: int):
         # NOTE: matches torch: its running window never drops channel 0 once added, so channel
         # c sums channel 0 and [c - pre + 1, c + pre - 1] (not a centred window of ``size``)
         fwd[c, 0] = 1
-        fwd[c, max(c - pre + 1, 0):min(c + pre, channels)] = 1
+        fwd[c, max(c - pre + 1, 0) : min(c + pre, channels)] = 1
         # NOTE: matches torch: the backward sums ratios over [c - inv, c + size - 1 - inv],
         # another window, so torch's gradient is not the derivative of its forward
-        bwd[c, max(c - inv, 0):max(min(c + size - inv, channels), 0)] = 1
+        bwd[c, max(c - inv, 0) : max(min(c + size - inv, channels), 0)] = 1
     return fwd, bwd
 
 
@@ -575,7 +580,7 @@ class _CrossMapLRN2dFn(Function):
         scale = xp.matmul(xp.asarray(fwd, dtype=x.dtype), sq).reshape(x.shape)
         scale *= alpha / size
         scale += k
-        out = x * scale ** -beta
+        out = x * scale**-beta
         ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
         ctx.save_for_backward(x, out)
         return out
@@ -594,5 +599,5 @@ class _CrossMapLRN2dFn(Function):
         b = _wrap(xp_of(ctx.scale).asarray(bwd, dtype=ctx.scale.dtype))
         ratio = (g * out / scale).reshape(n, c, h * w)
         acc = (b @ ratio).reshape(x.shape)
-        gi = scale ** -ctx.beta * g - (2 * ctx.alpha * ctx.beta / size) * x * acc
+        gi = scale**-ctx.beta * g - (2 * ctx.alpha * ctx.beta / size) * x * acc
         return gi, None, None, None, None

@@ -91,7 +91,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        y = a ** b
+        y = a**b
         ctx.save_for_backward(a, b, y)
         return y
 
@@ -102,8 +102,11 @@ class Pow(Function):
         ga = gb = None
         if need_a:
             # d a^b / da = b * a^(b-1); NOTE: matches torch: zero where b == 0 (even at a == 0)
-            ga = g * b * a ** (b - 1) if not isinstance(b, (int, float)) else (
-                g * (b * a ** (b - 1)) if b != 0 else g * 0)
+            ga = (
+                g * b * a ** (b - 1)
+                if not isinstance(b, (int, float))
+                else (g * (b * a ** (b - 1)) if b != 0 else g * 0)
+            )
             if not isinstance(b, (int, float)):
                 ga = ga.masked_fill(b == 0, 0.0)
         if need_b:
@@ -166,14 +169,18 @@ def _scaled(input, other, alpha):
     if isinstance(alpha, float) and _integral(input) and _integral(other):
         # without this check the float alpha would silently promote an integer sum to float
         raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number.")
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """``input - alpha * other``."""
-    if isinstance(input, Tensor) and input._data.dtype.kind == "b" or (
-            isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+    if (
+        isinstance(input, Tensor)
+        and input._data.dtype.kind == "b"
+        or (isinstance(other, Tensor) and other._data.dtype.kind == "b")
+    ):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -238,8 +245,12 @@ class FloorDiv(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        integral = (hasattr(a, "dtype") and a.dtype.kind in "iu"
-                    or hasattr(b, "dtype") and b.dtype.kind in "iu")
+        integral = (
+            hasattr(a, "dtype")
+            and a.dtype.kind in "iu"
+            or hasattr(b, "dtype")
+            and b.dtype.kind in "iu"
+        )
         if integral:
             if _any_zero(b):
                 raise RuntimeError("ZeroDivisionError: integer division by zero")
@@ -341,8 +352,10 @@ def inplace(fn):
         if self._is_inference:
             check_inference_write(self)
         record = _gm.state.enabled and (
-            self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
-            or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values()))
+            self._requires_grad
+            or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+            or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values())
+        )
         if not record:
             if fn in _UFUNC_OF and _inplace_direct(self, fn, args, kwargs):
                 return self
@@ -456,8 +469,7 @@ def _inplace_on_view(view: Tensor, fn, args, kwargs):
         )
     if base._grad_fn is None and base._requires_grad and _gm.state.enabled:
         raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation."
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
     refresh_view(view)
     result = fn(_snapshot(view), *args, **kwargs)
@@ -497,8 +509,11 @@ def _write(self: Tensor, result: Tensor) -> None:
         except ValueError:
             ok = False
         if not ok:
-            full = (list(xp.broadcast_shapes(src.shape, dst.shape)) if _bcast_ok(xp, src, dst)
-                    else list(src.shape))
+            full = (
+                list(xp.broadcast_shapes(src.shape, dst.shape))
+                if _bcast_ok(xp, src, dst)
+                else list(src.shape)
+            )
             raise RuntimeError(
                 f"output with shape {list(dst.shape)} doesn't match the broadcast shape {full}"
             )
@@ -551,8 +566,21 @@ def _rfloordiv(self, other):
     return floor_divide(other, self)
 
 
-__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-           "floor_divide", "neg", "negative", "pow"]
+__all__ = [
+    "add",
+    "sub",
+    "subtract",
+    "rsub",
+    "mul",
+    "multiply",
+    "div",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "neg",
+    "negative",
+    "pow",
+]
 
 _UFUNC_OF = {add: "add", sub: "subtract", mul: "multiply", div: "true_divide"}
 

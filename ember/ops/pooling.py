@@ -107,8 +107,10 @@ def adaptive_stage(axis, size, o):
         return _Stage(axis, size, o, size // o, size // o)
     bounds = adaptive_bounds(size, o)
     k = max(e - b for b, e in bounds)
-    pos = [_CPU.asarray([b + j if b + j < e else size for b, e in bounds], dtype=_CPU.intp)
-           for j in range(k)]
+    pos = [
+        _CPU.asarray([b + j if b + j < e else size for b, e in bounds], dtype=_CPU.intp)
+        for j in range(k)
+    ]
     starts = _CPU.asarray([b for b, _ in bounds], dtype=_CPU.int64)
     # windows of consecutive outputs start at the same position only when upsampling
     return _Stage(axis, size, o, k, hi=1, pos=pos, starts=starts, dup=size < o)
@@ -215,9 +217,12 @@ def _flat_indices(xp, stages, idxs, in_shape):
         if flat is not None:
             # idx: batch + (outer input sizes) + (this and inner output sizes); pick the rows
             # the outer axes chose
-            inner = idx.shape[st.axis:]
-            sel = xp.take_along_axis(idx.reshape(idx.shape[:nb] + (outer_in,) + inner),
-                                     flat.reshape(flat.shape[:nb] + (-1,) + inner), axis=nb)
+            inner = idx.shape[st.axis :]
+            sel = xp.take_along_axis(
+                idx.reshape(idx.shape[:nb] + (outer_in,) + inner),
+                flat.reshape(flat.shape[:nb] + (-1,) + inner),
+                axis=nb,
+            )
             sel = sel.reshape(flat.shape)
         else:
             sel = idx
@@ -326,9 +331,18 @@ def max_pool(input: Tensor, kernel, stride, padding, dilation, output, want_idx:
     ``output`` holds the checked output sizes."""
     n = len(kernel)
     nd = input.dim()
-    stages = tuple(regular_stage(nd - n + i, input.shape[nd - n + i], kernel[i], stride[i],
-                                 padding[i], dilation[i], output[i])
-                   for i in reversed(range(n)))
+    stages = tuple(
+        regular_stage(
+            nd - n + i,
+            input.shape[nd - n + i],
+            kernel[i],
+            stride[i],
+            padding[i],
+            dilation[i],
+            output[i],
+        )
+        for i in reversed(range(n))
+    )
     return _MAX_NODES[False, n].apply(input, stages, want_idx)
 
 
@@ -340,14 +354,15 @@ def adaptive_max_pool(input: Tensor, output, want_idx: bool):
     if 0 in output:
         y = _empty_like_pooled(input, n, output)
         return (y, y.detach().long()) if want_idx else y
-    stages = tuple(adaptive_stage(nd - n + i, input.shape[nd - n + i], output[i])
-                   for i in reversed(range(n)))
+    stages = tuple(
+        adaptive_stage(nd - n + i, input.shape[nd - n + i], output[i]) for i in reversed(range(n))
+    )
     return _MAX_NODES[True, n].apply(input, stages, want_idx)
 
 
 def _empty_like_pooled(input: Tensor, n: int, output) -> Tensor:
     """The empty result of pooling to a size with a 0, still connected to ``input``'s graph."""
-    return input.reshape(-1)[:0].reshape(tuple(input.shape[:input.dim() - n]) + tuple(output))
+    return input.reshape(-1)[:0].reshape(tuple(input.shape[: input.dim() - n]) + tuple(output))
 
 
 # ---- average pooling: window sums along one axis at a time -----------------------------------
@@ -444,8 +459,16 @@ def _divisor(counts: list, dtype):
     return div
 
 
-def avg_pool(input: Tensor, kernel, stride, padding, output, ceil_mode: bool,
-             count_include_pad: bool, divisor_override) -> Tensor:
+def avg_pool(
+    input: Tensor,
+    kernel,
+    stride,
+    padding,
+    output,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override,
+) -> Tensor:
     """Average pooling over the last ``len(kernel)`` dims (arguments checked, ``output`` the
     output sizes); leading dims are batch dims."""
     n = len(kernel)

@@ -257,7 +257,6 @@ def chain_matmul(*matrices, out=None) -> Tensor:
     return multi_dot(matrices, out=out)
 
 
-
 __all__ = [
     "outer",
     "ger",

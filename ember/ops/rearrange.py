@@ -78,18 +78,21 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         >>> ember.arange(4).roll(1)
         tensor([3, 0, 1, 2])
     """
-    shifts = (operator.index(shifts),) if isinstance(shifts, (int, Tensor)) else tuple(
-        operator.index(s) for s in shifts)
+    shifts = (
+        (operator.index(shifts),)
+        if isinstance(shifts, (int, Tensor))
+        else tuple(operator.index(s) for s in shifts)
+    )
     n = input._data.ndim
     if dims is None:
         if len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
-                               "dims:0")
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return unary(Roll, input, shifts, None)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
-                           f"dims:{len(dims)}")
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
     if n == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return unary(Roll, input, shifts, tuple(_wrap_dim(d, n) for d in dims))
@@ -133,12 +136,13 @@ def repeat(input: Tensor, *sizes) -> Tensor:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = _size_args(sizes)
     if len(reps) < input._data.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
-                           "of dimensions of tensor")
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number "
+            "of dimensions of tensor"
+        )
     for r in reps:
         if r < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
-                               f"{list(reps)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {list(reps)}")
     return unary(Repeat, input, reps)
 
 
@@ -173,13 +177,16 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         if repeats.shape[0] != size:
             raise RuntimeError(
                 f"repeats must have the same size as input along dim, but got "
-                f"repeats.size(0) = {repeats.shape[0]} and input.size({d}) = {size}")
+                f"repeats.size(0) = {repeats.shape[0]} and input.size({d}) = {size}"
+            )
         from ember.ops.index_dim import index_select
 
         idx = _interleave_index(repeats)
         if output_size is not None and idx.shape[0] != output_size:
-            raise RuntimeError(f"repeat_interleave: output_size {output_size} does not match "
-                               f"the sum of repeats {idx.shape[0]}")
+            raise RuntimeError(
+                f"repeat_interleave: output_size {output_size} does not match "
+                f"the sum of repeats {idx.shape[0]}"
+            )
         return index_select(input, d, idx)
     r = operator.index(repeats.reshape(()) if isinstance(repeats, Tensor) else repeats)
     if r < 0:
@@ -187,18 +194,20 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
     if input._data.ndim == 0:
         input = reshape(input, 1)
     shape = input._data.shape
-    e = expand(unsqueeze(input, d + 1), shape[:d + 1] + (r,) + shape[d + 1:])
+    e = expand(unsqueeze(input, d + 1), shape[: d + 1] + (r,) + shape[d + 1 :])
     from ember.ops.conversion import clone
 
-    return view(clone(e), shape[:d] + (shape[d] * r,) + shape[d + 1:])
+    return view(clone(e), shape[:d] + (shape[d] * r,) + shape[d + 1 :])
 
 
 def _interleave_index(repeats: Tensor) -> Tensor:
     a = repeats._data
     xp = xp_of(a)
     if xp.device_type == "meta":
-        raise NotImplementedError("repeat_interleave with tensor repeats on a meta tensor: the "
-                                  "result size depends on the data")
+        raise NotImplementedError(
+            "repeat_interleave with tensor repeats on a meta tensor: the "
+            "result size depends on the data"
+        )
     if a.ndim > 1 or a.dtype.kind not in "iu":
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     a = a.reshape(-1)
@@ -208,7 +217,12 @@ def _interleave_index(repeats: Tensor) -> Tensor:
 
 
 __all__ = [
-    "flip", "fliplr", "flipud", "roll", "tile", "repeat_interleave",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "tile",
+    "repeat_interleave",
 ]
 
 Tensor.flip = flip

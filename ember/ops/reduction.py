@@ -476,8 +476,9 @@ def _var_args(input, dim, unbiased, keepdim, correction, op):
     return axes, correction
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None,
-        out=None) -> Tensor:
+def var(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None
+) -> Tensor:
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` is 0).
 
     Example:
@@ -488,8 +489,9 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return _out(unary(Var, input, axes, correction, keepdim), out)
 
 
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None,
-        out=None) -> Tensor:
+def std(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None
+) -> Tensor:
     """Standard deviation over ``dim`` (see ``var`` for ``correction``).
 
     Example:
@@ -500,8 +502,7 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return _out(unary(Std, input, axes, correction, keepdim), out)
 
 
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None):
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """``(var, mean)`` over ``dim`` (a plain tuple, as in PyTorch).
 
     Example:
@@ -509,12 +510,12 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
         (tensor(2.), tensor(2.))
     """
     axes, correction = _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
-    return unary(Var, input, axes, correction, keepdim), \
-        unary(Mean, input, axes, keepdim, input._data.dtype)
+    return unary(Var, input, axes, correction, keepdim), unary(
+        Mean, input, axes, keepdim, input._data.dtype
+    )
 
 
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None):
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """``(std, mean)`` over ``dim`` (a plain tuple, as in PyTorch).
 
     Example:
@@ -522,8 +523,9 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
         (tensor(1.4142), tensor(2.))
     """
     axes, correction = _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
-    return unary(Std, input, axes, correction, keepdim), \
-        unary(Mean, input, axes, keepdim, input._data.dtype)
+    return unary(Std, input, axes, correction, keepdim), unary(
+        Mean, input, axes, keepdim, input._data.dtype
+    )
 
 
 # ---- logsumexp -------------------------------------------------------------------------------
@@ -545,8 +547,9 @@ class LogSumExp(Function):
             m = xp.where(xp.isfinite(m), m, 0).astype(acc, copy=False)
             r = xp.log(xp.sum(xp.exp(a2 - m), axis=axes, keepdims=True)) + m
             if not keepdim:
-                r = r.reshape([s for i, s in enumerate(a.shape) if axes is not None
-                               and i not in axes])
+                r = r.reshape(
+                    [s for i, s in enumerate(a.shape) if axes is not None and i not in axes]
+                )
         r = xp.asarray(r.astype(a.dtype) if acc != a.dtype else r)
         ctx.save_for_backward(a, r)
         return r
@@ -623,8 +626,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 
 # ---- norm (torch.norm: delegates to ember.linalg, as PyTorch does) ---------------------------
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None
-         ) -> Tensor:
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """Vector or matrix norm (PyTorch's ``torch.norm``): ``p`` a number (incl. ``inf``, ``-inf``
     and 0) gives a vector norm over ``dim`` (all dims when None); ``'fro'`` the 2-norm over up
     to two dims; ``'nuc'`` the nuclear norm over two dims.
@@ -642,14 +644,23 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
         if dims is None:
             dims = list(range(input.ndim))
         return _out(linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
-    return _out(linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype),
-                out)
+    return _out(linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype), out)
 
 
 __all__ = [
-    "sum", "nansum", "mean", "nanmean", "prod",
-    "var", "std", "var_mean", "std_mean", "logsumexp",
-    "all", "any", "count_nonzero",
+    "sum",
+    "nansum",
+    "mean",
+    "nanmean",
+    "prod",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "logsumexp",
+    "all",
+    "any",
+    "count_nonzero",
     "norm",
 ]
 

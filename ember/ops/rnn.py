@@ -118,7 +118,7 @@ class _Plan:
         if self.uniform:
             if self.reverse:
                 return xp.concatenate((y[b:], h0))
-            return xp.concatenate((h0, y[:n - b]))
+            return xp.concatenate((h0, y[: n - b]))
         return xp.concatenate((y, h0))[self.index("prev", xp)]
 
 
@@ -150,18 +150,18 @@ def _gate_scale(xp, dt, h: int, factors: tuple):
     """``(len(factors) * h,)``: each gate's block filled with its factor."""
     s = xp.empty(len(factors) * h, dtype=dt)
     for k, v in enumerate(factors):
-        s[k * h:(k + 1) * h] = v
+        s[k * h : (k + 1) * h] = v
     return s
 
 
 def _prev_rows(step, y, h0):
     r0, r1, kind, p0, bp = step
     if kind == _INIT:
-        return h0[:r1 - r0]
+        return h0[: r1 - r0]
     if kind == _ROW:
-        return y[p0:p0 + r1 - r0]
+        return y[p0 : p0 + r1 - r0]
     xp = xp_of(y)
-    return xp.concatenate((y[p0:p0 + bp], h0[bp:r1 - r0]))
+    return xp.concatenate((y[p0 : p0 + bp], h0[bp : r1 - r0]))
 
 
 def _carry(step, g, dy, dh0):
@@ -171,9 +171,9 @@ def _carry(step, g, dy, dh0):
     if kind == _INIT:
         dh0[:b] += g
     elif kind == _ROW:
-        dy[p0:p0 + b] += g
+        dy[p0 : p0 + b] += g
     else:
-        dy[p0:p0 + bp] += g[:bp]
+        dy[p0 : p0 + bp] += g[:bp]
         dh0[bp:b] += g[bp:]
 
 
@@ -205,7 +205,7 @@ def _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl):
         cp = _prev_rows(step, c_all, c0)
         a = a_all[r0:r1]
         # the product lands in a small reused buffer (kept in cache), then joins the inputs
-        xp.add(dot(hp, ws_t, out=gbuf[:r1 - r0]), xs[r0:r1], out=a)
+        xp.add(dot(hp, ws_t, out=gbuf[: r1 - r0]), xs[r0:r1], out=a)
         exp(a, out=a)
         a += 1
         reciprocal(a, out=a)
@@ -214,7 +214,7 @@ def _lstm_forward(ctx, xg, h0, c0, w_hh, w_hr, pl):
         gg -= 1
         c = c_all[r0:r1]
         multiply(a[:, h:h2], cp, out=c)  # f * c_prev
-        t = tmp[:r1 - r0]
+        t = tmp[: r1 - r0]
         multiply(a[:, :h], a[:, h2:h3], out=t)  # i * g
         c += t
         tc = tc_all[r0:r1]
@@ -413,7 +413,7 @@ def _rnn_backward(ctx, gy, ghn, y, h0, w_hh, relu, pl):
     for step in reversed(pl.steps):
         r0, r1 = step[0], step[1]
         d = xp.multiply(dy[r0:r1], deriv[r0:r1], out=dg[r0:r1])
-        _carry(step, xp.dot(d, w_hh, out=tmp[:r1 - r0]), dy, dh0)
+        _carry(step, xp.dot(d, w_hh, out=tmp[: r1 - r0]), dy, dh0)
     return dg, dh0, None, dg.T.dot(pl.previous(y, h0, xp)), None, None
 
 
@@ -457,32 +457,50 @@ class RecurrentLayer(Function):
         x, h0, c0, w_ih, w_hh, b, b_hh, w_hr, y = ctx.saved_tensors
         mode, pl = ctx.mode, ctx.plan
         if _state.enabled:  # create_graph: differentiate the Tensor-op version instead
-            return _composite_backward(ctx, (gy, ghn, gcn), x, h0, c0, w_ih, w_hh, b, b_hh,
-                                       w_hr)
+            return _composite_backward(ctx, (gy, ghn, gcn), x, h0, c0, w_ih, w_hh, b, b_hh, w_hr)
         d = lambda t: None if t is None else t._data  # noqa: E731
         needs = ctx.needs_input_grad
         if mode == "LSTM" and pl.uniform:
-            grads = _lstm_fm_backward(ctx, gy._data, ghn._data, gcn._data, x._data, w_ih._data,
-                                      w_hh._data, d(w_hr), needs, pl)
+            grads = _lstm_fm_backward(
+                ctx,
+                gy._data,
+                ghn._data,
+                gcn._data,
+                x._data,
+                w_ih._data,
+                w_hh._data,
+                d(w_hr),
+                needs,
+                pl,
+            )
         else:
             if mode == "LSTM":
                 dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _lstm_backward(
-                    ctx, gy._data, ghn._data, gcn._data, y._data, h0._data, c0._data,
-                    w_hh._data, d(w_hr), pl)
+                    ctx,
+                    gy._data,
+                    ghn._data,
+                    gcn._data,
+                    y._data,
+                    h0._data,
+                    c0._data,
+                    w_hh._data,
+                    d(w_hr),
+                    pl,
+                )
             elif mode == "GRU":
                 dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _gru_backward(
-                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data, d(b_hh), pl)
+                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data, d(b_hh), pl
+                )
             else:
                 dxg, dh0, dc0, dw_hh, db_hh, dw_hr = _rnn_backward(
-                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data,
-                    mode == "RNN_RELU", pl)
+                    ctx, gy._data, ghn._data, y._data, h0._data, w_hh._data, mode == "RNN_RELU", pl
+                )
             # through the input projection xg = x W_ih^T + b
             dx = dxg.dot(w_ih._data) if needs[0] else None
             dw_ih = dxg.T.dot(x._data) if needs[3] else None
             db = dxg.sum(0) if needs[5] else None
             grads = (dx, dh0, dc0, dw_ih, dw_hh, db, db_hh, dw_hr)
-        out = [_wrap(g) if g is not None and needs[j] else None
-               for j, g in enumerate(grads)]
+        out = [_wrap(g) if g is not None and needs[j] else None for j, g in enumerate(grads)]
         return (*out, None, None)
 
 
@@ -541,8 +559,9 @@ def _composite_backward(ctx, grads, *inputs):
     alias = [t.view(t.shape) if t is not None else None for t in inputs]
     outs = _composite(ctx.mode, *alias, ctx.plan)
     want = [j for j in range(k) if needs[j] and alias[j] is not None]
-    got = autograd_grad(outs, [alias[j] for j in want], grads[:len(outs)],
-                        create_graph=True, allow_unused=True)
+    got = autograd_grad(
+        outs, [alias[j] for j in want], grads[: len(outs)], create_graph=True, allow_unused=True
+    )
     res = [None] * k
     for j, g in zip(want, got):
         res[j] = g

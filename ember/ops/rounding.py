@@ -33,9 +33,9 @@ class RoundDecimals(_ZeroGrad):
         xp = xp_of(x)
         # the same steps as torch: scale by 10^|decimals|, round half to even, scale back
         if decimals < 0:
-            ten = float(10 ** -decimals)
+            ten = float(10**-decimals)
             return xp.rint(x / ten) * ten
-        ten = float(10 ** decimals)
+        ten = float(10**decimals)
         return xp.rint(x * ten) / ten
 
     @staticmethod
@@ -118,7 +118,12 @@ def frac(input: Tensor, *, out=None) -> Tensor:
 
 # ---- Tensor methods and in-place forms --------------------------------------------------------
 _UNARY_METHODS = {
-    "floor": floor, "ceil": ceil, "round": round, "trunc": trunc, "fix": trunc, "frac": frac,
+    "floor": floor,
+    "ceil": ceil,
+    "round": round,
+    "trunc": trunc,
+    "fix": trunc,
+    "frac": frac,
 }
 for _name, _fn in _UNARY_METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -130,6 +135,11 @@ for _name in _TORCH_INPLACE:
     globals()[_name + "_"] = getattr(Tensor, _name + "_")
 
 __all__ = [
-    "floor", "ceil", "round", "trunc", "fix", "frac",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fix",
+    "frac",
     *(n + "_" for n in _TORCH_INPLACE),
 ]

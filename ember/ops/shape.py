@@ -51,8 +51,11 @@ def _view_op(cls, input: Tensor, *args) -> Tensor:
 
 def _size_args(shape) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all give ``(2, 3)``."""
-    if len(shape) == 1 and not isinstance(shape[0], int) and not (
-            isinstance(shape[0], Tensor) and shape[0].ndim == 0):
+    if (
+        len(shape) == 1
+        and not isinstance(shape[0], int)
+        and not (isinstance(shape[0], Tensor) and shape[0].ndim == 0)
+    ):
         shape = tuple(shape[0])
     return tuple(operator.index(s) for s in shape)
 
@@ -198,7 +201,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s == e:
         return input  # NOTE: matches torch: flattening one dim returns the input itself
     shape = input._data.shape
-    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+    return reshape(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
@@ -223,7 +226,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
             f"{dim} ({size}) in the input tensor"
         ) from None
-    return view(input, shape[:d] + new + shape[d + 1:])
+    return view(input, shape[:d] + new + shape[d + 1 :])
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -341,14 +344,20 @@ def adjoint(input: Tensor) -> Tensor:
 def _T_prop(self: Tensor) -> Tensor:
     n = self._data.ndim
     if n == 0:
-        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=2,
+        )
     elif n != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+            "to reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
     return permute(self, tuple(range(n))[::-1])
 
 
@@ -356,20 +365,25 @@ def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
     n = self._data.ndim
     if n < 2:
         raise RuntimeError(
-            f"{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+            f"{name} is only supported on matrices or batches of matrices. Got {n}-D tensor."
+        )
     return transpose(self, -2, -1)
 
 
 def _H_prop(self: Tensor) -> Tensor:
     n = self._data.ndim
     if n == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+            UserWarning,
+            stacklevel=2,
+        )
         return permute(self, ())
     if n != 2:
         hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
         raise RuntimeError(
-            f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
+            f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}"
+        )
     return transpose(self, 0, 1)
 
 
@@ -414,8 +428,20 @@ moveaxis = movedim
 
 
 __all__ = [
-    "reshape", "ravel", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose",
-    "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
+    "reshape",
+    "ravel",
+    "flatten",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "adjoint",
+    "movedim",
+    "moveaxis",
 ]
 
 Tensor.reshape = reshape

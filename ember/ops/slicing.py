@@ -83,12 +83,12 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
         raise IndexError(
-            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     if start < 0:
         start += size
     if start + length > size:
-        raise RuntimeError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _view(input, (_FULL,) * d + (slice(start, start + length), Ellipsis))
 
 
@@ -170,20 +170,23 @@ class _Split(_SplitWithSizes):
 def _split_sizes(input: Tensor, split_size_or_sections, d: int):
     size = input._data.shape[d]
     if isinstance(split_size_or_sections, (int, Tensor)) and not (
-            isinstance(split_size_or_sections, Tensor) and split_size_or_sections.ndim):
+        isinstance(split_size_or_sections, Tensor) and split_size_or_sections.ndim
+    ):
         ss = operator.index(split_size_or_sections)
         if ss < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got "
-                               f"split_size={ss}")
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={ss}")
         if ss == 0 and size != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {size}")
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+            )
         n = max((size + ss - 1) // ss, 1) if ss else 1
         return _Split, tuple([ss] * (n - 1) + [size - ss * (n - 1)])
     sizes = tuple(operator.index(s) for s in split_size_or_sections)
     if any(s < 0 for s in sizes):
-        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
-                           f"entries, but got split_sizes={list(sizes)}")
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative "
+            f"entries, but got split_sizes={list(sizes)}"
+        )
     if sum(sizes) != size:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
@@ -242,19 +245,24 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     """
     n = input._data.ndim
     if n == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
-                           "tensor with 0 dims")
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
     d = _wrap_dim(dim, n)
     size = input._data.shape[d]
     ios = indices_or_sections
     if isinstance(ios, Tensor):
         if ios._data.dtype.kind not in "iu":
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have "
-                               f"integer dtype, but got {ios.dtype}")
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have "
+                f"integer dtype, but got {ios.dtype}"
+            )
         if ios.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
-                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {ios.ndim} dims")
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a "
+                f"zero-dimensional or one-dimensional tensor, but got a tensor "
+                f"with {ios.ndim} dims"
+            )
         ios = ios.item() if ios.ndim == 0 else ios.tolist()
     pre = (_FULL,) * d
     if isinstance(ios, int):
@@ -278,13 +286,15 @@ def _split_along(name, dim, min_ndim):
         if input._data.ndim < min_ndim:
             raise RuntimeError(
                 f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a "
-                f"tensor with {input._data.ndim} dimensions!")
+                f"tensor with {input._data.ndim} dimensions!"
+            )
         d = 0 if name == "hsplit" and input._data.ndim == 1 else dim
         if isinstance(indices_or_sections, int) and input._data.shape[d] % indices_or_sections:
             raise RuntimeError(
                 f"torch.{name} attempted to split along dimension {d}, but the size of the "
                 f"dimension {input._data.shape[d]} is not divisible by the split_size "
-                f"{indices_or_sections}!")
+                f"{indices_or_sections}!"
+            )
         return tensor_split(input, indices_or_sections, d)
 
     fn.__name__ = name
@@ -298,8 +308,16 @@ dsplit = _split_along("dsplit", 2, 3)
 
 
 __all__ = [
-    "narrow", "select", "unbind", "split", "split_with_sizes", "chunk", "tensor_split", "hsplit",
-    "vsplit", "dsplit",
+    "narrow",
+    "select",
+    "unbind",
+    "split",
+    "split_with_sizes",
+    "chunk",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
 ]
 
 Tensor.narrow = narrow

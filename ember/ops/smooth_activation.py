@@ -99,8 +99,16 @@ def _erf32(xp, z):
     t += 1.0
     xp.reciprocal(t, out=t)
     p = t * 0.17087277
-    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
-              0.37409196, 1.00002368):
+    for c in (
+        -0.82215223,
+        1.48851587,
+        -1.13520398,
+        0.27886807,
+        -0.18628806,
+        0.09678418,
+        0.37409196,
+        1.00002368,
+    ):
         p += c
         p *= t
     p -= 1.26551223
@@ -448,9 +456,15 @@ class HardswishGrad(_SmoothGrad):
         return ((x > -3) & (x < 3)).to(x.dtype) / 3.0
 
 
-for _op, _grad in ((Gelu, GeluGrad), (Silu, SiluGrad), (Mish, MishGrad), (Elu, EluGrad),
-                   (Softplus, SoftplusGrad), (LogSigmoid, LogSigmoidGrad),
-                   (Hardswish, HardswishGrad)):
+for _op, _grad in (
+    (Gelu, GeluGrad),
+    (Silu, SiluGrad),
+    (Mish, MishGrad),
+    (Elu, EluGrad),
+    (Softplus, SoftplusGrad),
+    (LogSigmoid, LogSigmoidGrad),
+    (Hardswish, HardswishGrad),
+):
     _op.grad_op = _grad
 Celu.grad_op = EluGrad
 

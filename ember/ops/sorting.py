@@ -45,8 +45,7 @@ class Sort(_Selection):
         return _argsort(xp, a, axis, descending)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *,
-         out=None):
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
     """Sort along ``dim``: ``(values, indices)``. ember's sort is always stable.
 
     Example:
@@ -58,8 +57,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return _out_tuple(r, out)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
-            ) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Indices that sort ``input`` along ``dim`` (stable), int64.
 
     Example:
@@ -81,7 +79,7 @@ class Topk(_Selection):
     def _pick(xp, a, axis, k, largest, sorted_):
         n = a.shape[axis]
         if k == 0:
-            return xp.zeros(a.shape[:axis] + (0,) + a.shape[axis + 1:], dtype=_I64)
+            return xp.zeros(a.shape[:axis] + (0,) + a.shape[axis + 1 :], dtype=_I64)
         if k < n:  # partition first: O(n), then order only the k picked
             if largest:
                 idx = _slice(xp.argpartition(a, n - k, axis=axis), axis, n - k, n)
@@ -94,8 +92,15 @@ class Topk(_Selection):
         return _argsort(xp, a, axis, largest)
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,  # noqa: A002
-         out=None):
+def topk(
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,  # noqa: A002
+    out=None,
+):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim`` and their
     indices, ordered when ``sorted``.
 
@@ -153,8 +158,11 @@ class MedianDim(_Selection):
         if a.dtype.kind == "f":
             # NOTE: matches torch: a slice holding NaN has median NaN (at its first NaN)
             isnan = xp.isnan(a)
-            idx = xp.where(xp.any(isnan, axis=axis, keepdims=True),
-                           xp.argmax(isnan, axis=axis, keepdims=True), idx)
+            idx = xp.where(
+                xp.any(isnan, axis=axis, keepdims=True),
+                xp.argmax(isnan, axis=axis, keepdims=True),
+                idx,
+            )
         return idx
 
 
@@ -190,7 +198,7 @@ class MedianAll(Amax):
             r = xp.take_along_axis(xp.sort(flat), xp.maximum((k - 1) // 2, 0), 0)
         else:
             k = (n - 1) // 2
-            r = xp.partition(flat, k)[k:k + 1]
+            r = xp.partition(flat, k)[k : k + 1]
             if a.dtype.kind == "f":
                 r = xp.where(xp.any(xp.isnan(flat), keepdims=True), a.dtype.type(math.nan), r)
         r = xp.asarray(r).reshape(())
@@ -273,7 +281,13 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
 
 
 __all__ = [
-    "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode",
+    "sort",
+    "argsort",
+    "topk",
+    "kthvalue",
+    "median",
+    "nanmedian",
+    "mode",
 ]
 
 Tensor.sort = sort

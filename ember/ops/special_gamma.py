@@ -83,7 +83,8 @@ class _Igamma(Function):
         if need_a:
             # NOTE: matches torch: no derivative in the shape parameter (message included)
             raise NotImplementedError(
-                f"the derivative for '{cls._node_name[:-9].lower()}: input' is not implemented.")
+                f"the derivative for '{cls._node_name[:-9].lower()}: input' is not implemented."
+            )
         # dP/dx = x^(a-1) e^-x / Gamma(a), the Gamma(a, 1) density
         dens = ((a - 1) * x.log() - x - lgamma(a)).exp()
         return None, g * dens * cls.sign
@@ -190,8 +191,14 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
 
 _polygamma_method.__name__ = "polygamma"
 
-for _name, _fn in (("lgamma", lgamma), ("digamma", digamma), ("mvlgamma", mvlgamma),
-                   ("igamma", igamma), ("igammac", igammac), ("polygamma", _polygamma_method)):
+for _name, _fn in (
+    ("lgamma", lgamma),
+    ("digamma", digamma),
+    ("mvlgamma", mvlgamma),
+    ("igamma", igamma),
+    ("igammac", igammac),
+    ("polygamma", _polygamma_method),
+):
     setattr(Tensor, _name, _fn)
     setattr(Tensor, _name + "_", inplace(_fn))
 

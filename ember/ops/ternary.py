@@ -31,8 +31,12 @@ class Where(Function):
         _, need_x, need_y, _ = ctx.needs_input_grad
         if cond.dtype is not _dtype.bool:
             cond = cond.bool()
-        return None, (g.masked_fill(~cond, 0.0) if need_x else None), (
-            g.masked_fill(cond, 0.0) if need_y else None), None
+        return (
+            None,
+            (g.masked_fill(~cond, 0.0) if need_x else None),
+            (g.masked_fill(cond, 0.0) if need_y else None),
+            None,
+        )
 
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
@@ -47,8 +51,9 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     if input is None or other is None:
-        raise TypeError("where() takes a condition and both input and other (or only the "
-                        "condition)")
+        raise TypeError(
+            "where() takes a condition and both input and other (or only the condition)"
+        )
     cd = condition._data.dtype
     if cd != _BOOL:
         if cd != _dtype.uint8._np:
@@ -59,11 +64,14 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
         warnings.warn(
             "where received a uint8 condition tensor. This behavior is deprecated and will be "
             "removed in a future version of PyTorch. Use a boolean condition instead.",
-            UserWarning, stacklevel=2)
+            UserWarning,
+            stacklevel=2,
+        )
     for v, name in ((input, "input"), (other, "other")):
         if not isinstance(v, (Tensor, int, float, backend.generic)):
-            raise TypeError(f"where(): argument '{name}' must be Tensor or a number, not "
-                            f"{type(v).__name__}")
+            raise TypeError(
+                f"where(): argument '{name}' must be Tensor or a number, not {type(v).__name__}"
+            )
     return _out(Where.apply(condition, input, other, promote(input, other)), out)
 
 
@@ -91,8 +99,11 @@ class Lerp(Function):
     def backward(ctx, g):
         start, end, w = ctx.saved_tensors
         need_s, need_e, need_w = ctx.needs_input_grad
-        return (g * (1 - w) if need_s else None), (g * w if need_e else None), (
-            g * (end - start) if need_w else None)
+        return (
+            (g * (1 - w) if need_s else None),
+            (g * w if need_e else None),
+            (g * (end - start) if need_w else None),
+        )
 
 
 class LerpT(Lerp):
@@ -113,8 +124,9 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
         _unsupported("lerp", d)
     for t, name in ((end, "end"), (weight, "weight")):
         if isinstance(t, Tensor) and t._data.dtype != d:
-            raise RuntimeError(f"expected dtype {input.dtype.name} for `{name}` but got dtype "
-                               f"{t.dtype.name}")
+            raise RuntimeError(
+                f"expected dtype {input.dtype.name} for `{name}` but got dtype {t.dtype.name}"
+            )
     if isinstance(weight, Tensor):
         return _out(LerpT.apply(input, end, weight), out)
     return _out(Lerp.apply(input, end, float(weight)), out)
@@ -153,8 +165,13 @@ class Addcdiv(Function):
         t1, t2 = ctx.saved_tensors
         _, need_1, need_2, _, _ = ctx.needs_input_grad
         v = ctx.value
-        return g, (g * (v / t2) if need_1 else None), (
-            -g * v * t1 / (t2 * t2) if need_2 else None), None, None
+        return (
+            g,
+            (g * (v / t2) if need_1 else None),
+            (-g * v * t1 / (t2 * t2) if need_2 else None),
+            None,
+            None,
+        )
 
 
 def _addc_value(value, dt):
@@ -171,8 +188,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=Non
         >>> ember.addcmul(ember.ones(2), ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
         tensor([4., 9.])
     """
-    for i, (t, name) in enumerate(((input, "input"), (tensor1, "tensor1"),
-                                   (tensor2, "tensor2"))):
+    for i, (t, name) in enumerate(((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))):
         _check(t, "addcmul", name, i + 1)
     dt = promote(input, tensor1, tensor2)
     return _out(Addcmul.apply(input, tensor1, tensor2, _addc_value(value, dt), dt), out)
@@ -186,8 +202,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=Non
         >>> ember.addcdiv(ember.ones(2), ember.tensor([1.0, 2.0]), ember.tensor([2.0, 4.0]))
         tensor([1.5000, 1.5000])
     """
-    for i, (t, name) in enumerate(((input, "input"), (tensor1, "tensor1"),
-                                   (tensor2, "tensor2"))):
+    for i, (t, name) in enumerate(((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))):
         _check(t, "addcdiv", name, i + 1)
     if tensor1._data.dtype.kind in "biu" and tensor2._data.dtype.kind in "biu":
         # NOTE: matches torch: two spaces in "future  release".
@@ -219,8 +234,11 @@ class MaskedFill(Function):
         need_x, _, need_v = ctx.needs_input_grad
         # a tensor value gets the sum of the gradient over the filled places (the engine sums
         # the broadcast gradient down to the value's 0-d shape)
-        return (g.masked_fill(mask, 0.0) if need_x else None), None, (
-            g.masked_fill(~mask, 0.0) if need_v else None)
+        return (
+            (g.masked_fill(mask, 0.0) if need_x else None),
+            None,
+            (g.masked_fill(~mask, 0.0) if need_v else None),
+        )
 
 
 class MaskedFillT(MaskedFill):
@@ -252,8 +270,10 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return MaskedFillT.apply(input, mask, value)
     if not isinstance(value, (int, float, backend.generic)):
-        raise TypeError(f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
-                        f"not {type(value).__name__}")
+        raise TypeError(
+            f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
+            f"not {type(value).__name__}"
+        )
     if isinstance(value, backend.generic):
         value = value.item()
     return MaskedFill.apply(input, mask, value)
@@ -261,7 +281,10 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 # ---- Tensor methods and in-place forms --------------------------------------------------------
 _BINARY_METHODS = {
-    "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv, "masked_fill": masked_fill,
+    "lerp": lerp,
+    "addcmul": addcmul,
+    "addcdiv": addcdiv,
+    "masked_fill": masked_fill,
 }
 for _name, _fn in _BINARY_METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -37,8 +37,10 @@ def _crop(x, crops):
     if not any(lo or hi for lo, hi in crops):
         return x
     lead = x.ndim - len(crops)
-    return x[(_ALL,) * lead + tuple(slice(lo, x.shape[lead + i] - hi)
-                                    for i, (lo, hi) in enumerate(crops))]
+    return x[
+        (_ALL,) * lead
+        + tuple(slice(lo, x.shape[lead + i] - hi) for i, (lo, hi) in enumerate(crops))
+    ]
 
 
 def _pad_grow(x, grow, mode, value):
@@ -64,7 +66,7 @@ def _pad_grow(x, grow, mode, value):
             continue
         n = x.shape[lead + i]
         head = (_ALL,) * (lead + i)
-        tail = tuple(centre[i + 1:])
+        tail = tuple(centre[i + 1 :])
 
         def at(s, head=head, tail=tail):
             return head + (s,) + tail
@@ -77,7 +79,8 @@ def _pad_grow(x, grow, mode, value):
                 last = lo + n - 1  # out index last + k mirrors last - k
                 stop = last - hi - 1
                 out[at(slice(last + 1, last + 1 + hi))] = out[
-                    at(slice(last - 1, stop if stop >= 0 else None, -1))]
+                    at(slice(last - 1, stop if stop >= 0 else None, -1))
+                ]
         elif mode == "replicate":
             if lo:
                 out[at(slice(0, lo))] = out[at(slice(lo, lo + 1))]
@@ -174,8 +177,12 @@ class Pad(Function):
     @staticmethod
     def backward(ctx, g):
         # pad is linear: its gradient is its adjoint applied to g
-        return pad_node(ctx.mode, len(ctx.pads), fold=True).apply(g, ctx.pads, ctx.mode), \
-            None, None, None
+        return (
+            pad_node(ctx.mode, len(ctx.pads), fold=True).apply(g, ctx.pads, ctx.mode),
+            None,
+            None,
+            None,
+        )
 
 
 class PadFold(Function):
@@ -194,8 +201,12 @@ class PadFold(Function):
         return pad_node(ctx.mode, len(ctx.pads)).apply(gg, ctx.pads, ctx.mode, 0), None, None
 
 
-_NODE_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0",
-               "circular": "CopySlices", "constant": "ConstantPadNdBackward0"}
+_NODE_NAMES = {
+    "reflect": "ReflectionPad{}DBackward0",
+    "replicate": "ReplicationPad{}DBackward0",
+    "circular": "CopySlices",
+    "constant": "ConstantPadNdBackward0",
+}
 _NODES: dict = {}
 
 
@@ -206,11 +217,15 @@ def pad_node(mode: str, k: int, fold: bool = False) -> type:
     if cls is None:
         name = _NODE_NAMES[mode].format(k)
         if fold:  # torch's node for differentiating the pad's backward
-            name = ("ConstantPadNdBackward0" if mode in ("constant", "circular")
-                    else name.replace("Backward0", "BackwardBackward0"))
+            name = (
+                "ConstantPadNdBackward0"
+                if mode in ("constant", "circular")
+                else name.replace("Backward0", "BackwardBackward0")
+            )
         base = PadFold if fold else Pad
-        cls = _NODES[key] = type(base.__name__ + name.split("Backward")[0], (base,),
-                                 {"_node_name": name})
+        cls = _NODES[key] = type(
+            base.__name__ + name.split("Backward")[0], (base,), {"_node_name": name}
+        )
     return cls
 
 
@@ -347,7 +362,7 @@ def _apply_matrices(x, mats):
             m = xp.asarray(m)
         shape = x.shape
         d = x.ndim - k + j
-        pre, n, post = math.prod(shape[:d]), shape[d], math.prod(shape[d + 1:])
+        pre, n, post = math.prod(shape[:d]), shape[d], math.prod(shape[d + 1 :])
         if post == 1:
             y = x.reshape(pre, n).dot(m.T)
         elif pre == 1:
@@ -357,7 +372,7 @@ def _apply_matrices(x, mats):
             # broadcast matmul of a (out, in) matrix over ``pre`` stacks is far slower
             t = x.reshape(pre, n, post).transpose(0, 2, 1).reshape(pre * post, n)
             y = t.dot(m.T).reshape(pre, post, -1).transpose(0, 2, 1)
-        x = y.reshape(shape[:d] + (m.shape[0],) + shape[d + 1:])
+        x = y.reshape(shape[:d] + (m.shape[0],) + shape[d + 1 :])
     return x
 
 
@@ -426,11 +441,11 @@ class NearestSum(Function):
             d = g.ndim - k + j
             _, present, starts, rep = ix
             if rep:
-                g = g.reshape(g.shape[:d] + (in_sizes[j], rep) + g.shape[d + 1:]).sum(axis=d + 1)
+                g = g.reshape(g.shape[:d] + (in_sizes[j], rep) + g.shape[d + 1 :]).sum(axis=d + 1)
                 continue
             s = xp.add.reduceat(g, starts, axis=d)
             if len(present) != in_sizes[j]:
-                full = xp.zeros(g.shape[:d] + (in_sizes[j],) + g.shape[d + 1:], g.dtype)
+                full = xp.zeros(g.shape[:d] + (in_sizes[j],) + g.shape[d + 1 :], g.dtype)
                 full[(_ALL,) * d + (present,)] = s
                 s = full
             g = s
@@ -445,12 +460,16 @@ class NearestSum(Function):
 def resample_node(name: str, fold: bool = False) -> type:
     """``Resample`` under PyTorch's node name (and the name of its backward, for ``fold``)."""
     if fold:
-        name = (name.replace("BackwardBackward0", "Backward0") if "BackwardBackward" in name
-                else name.replace("Backward0", "BackwardBackward0"))
+        name = (
+            name.replace("BackwardBackward0", "Backward0")
+            if "BackwardBackward" in name
+            else name.replace("Backward0", "BackwardBackward0")
+        )
     cls = _NODES.get(("resample", name))
     if cls is None:
         cls = _NODES[("resample", name)] = type(
-            "Resample" + name.split("Backward")[0], (Resample,), {"_node_name": name})
+            "Resample" + name.split("Backward")[0], (Resample,), {"_node_name": name}
+        )
     return cls
 
 
@@ -462,5 +481,6 @@ def nearest_node(name: str, fold: bool = False) -> type:
     cls = _NODES.get(("nearest", name))
     if cls is None:
         cls = _NODES[("nearest", name)] = type(
-            base.__name__ + name.split("Backward")[0], (base,), {"_node_name": name})
+            base.__name__ + name.split("Backward")[0], (base,), {"_node_name": name}
+        )
     return cls

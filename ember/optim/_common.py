@@ -63,8 +63,9 @@ def reject_unsupported(owner: str, **flags: Any) -> None:
         )
 
 
-def params_to_step(optimizer: Any, group: dict[str, Any]
-                   ) -> Iterator[tuple[Tensor, dict[str, Any], float]]:
+def params_to_step(
+    optimizer: Any, group: dict[str, Any]
+) -> Iterator[tuple[Tensor, dict[str, Any], float]]:
     """The parameters of ``group`` that have a gradient, each with its state and new step count.
 
     A parameter's empty state is filled by ``optimizer._init_state(st, p, group)`` on its first
@@ -83,8 +84,9 @@ def params_to_step(optimizer: Any, group: dict[str, Any]
         yield p, st, float(step)
 
 
-def effective_grad(p, g, weight_decay: float, maximize: bool, xp, lr: Any = 0.0,
-                   decoupled: bool = False):
+def effective_grad(
+    p, g, weight_decay: float, maximize: bool, xp, lr: Any = 0.0, decoupled: bool = False
+):
     """The gradient an update follows, on raw arrays; a new array whenever it differs from ``g``
     (the parameter's ``.grad`` is never written, and 0-d arrays stay arrays).
 
@@ -113,8 +115,9 @@ def scalar_state(value: float) -> Tensor:
     return ember.tensor(float(value), dtype=scalar_dtype())
 
 
-def restore_groups(optimizer: Any, flags: dict[str, Any], scalars: tuple[str, ...] = ("step",)
-                   ) -> None:
+def restore_groups(
+    optimizer: Any, flags: dict[str, Any], scalars: tuple[str, ...] = ("step",)
+) -> None:
     """``__setstate__`` of an unpickled optimizer: fill flags missing from old groups and turn
     scalar state saved as Python numbers back into 0-d tensors."""
     for group in optimizer.param_groups:
@@ -144,7 +147,7 @@ def blocks(*arrays):
         return
     flat = [a.reshape(-1) for a in arrays]
     for start in range(0, n, size):
-        yield tuple(f[start:start + size] for f in flat)
+        yield tuple(f[start : start + size] for f in flat)
 
 
 def lerp_(a, b, weight: float, tmp, xp) -> None:

@@ -25,11 +25,11 @@ from ember.tensor import Tensor
 def adadelta_update(p, g, sq, acc, lr, rho, eps, weight_decay, maximize):
     """One Adadelta step on raw arrays, in place.
 
-        g <- -g if maximize;  g <- g + wd * p
-        s <- rho * s + (1 - rho) * g^2
-        d = sqrt(u + eps) / sqrt(s + eps) * g
-        u <- rho * u + (1 - rho) * d^2
-        p <- p - lr * d
+    g <- -g if maximize;  g <- g + wd * p
+    s <- rho * s + (1 - rho) * g^2
+    d = sqrt(u + eps) / sqrt(s + eps) * g
+    u <- rho * u + (1 - rho) * d^2
+    p <- p - lr * d
     """
     xp = xp_of(p)
     arrays = (p, g, sq, acc)
@@ -77,24 +77,42 @@ class Adadelta(Optimizer):
         [0.9968, -0.9968]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1.0,
-                 rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
-                 foreach: bool | None = None, *, capturable: bool = False,
-                 maximize: bool = False, differentiable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ):
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         check_args(eps=eps, weight_decay=weight_decay)
         reject_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            capturable=capturable,
+            foreach=foreach,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  capturable=False))
+        restore_groups(
+            self, dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -105,8 +123,17 @@ class Adadelta(Optimizer):
         lr, rho, eps = lr_value(group["lr"]), group["rho"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, _ in params_to_step(self, group):
-            adadelta_update(p._data, p._grad._data, st["square_avg"]._data,
-                            st["acc_delta"]._data, lr, rho, eps, weight_decay, maximize)
+            adadelta_update(
+                p._data,
+                p._grad._data,
+                st["square_avg"]._data,
+                st["acc_delta"]._data,
+                lr,
+                rho,
+                eps,
+                weight_decay,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

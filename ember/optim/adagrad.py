@@ -24,9 +24,9 @@ from ember.tensor import Tensor
 def adagrad_update(p, g, total, step, lr, lr_decay, eps, weight_decay, maximize):
     """One Adagrad step (step count ``step``, already incremented) on raw arrays, in place.
 
-        g <- -g if maximize;  g <- g + wd * p
-        s <- s + g^2
-        p <- p - lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)
+    g <- -g if maximize;  g <- g + wd * p
+    s <- s + g^2
+    p <- p - lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)
     """
     xp = xp_of(p)
     clr = lr / (1 + (step - 1) * lr_decay)
@@ -69,18 +69,40 @@ class Adagrad(Optimizer):
         [0.9, -0.9]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
-                 lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10,
-                 foreach: bool | None = None, *, maximize: bool = False,
-                 differentiable: bool = False, fused: bool | None = None):
-        check_args(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                   initial_accumulator_value=initial_accumulator_value, eps=eps)
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ):
+        check_args(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         reject_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
@@ -95,15 +117,23 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  fused=None))
+        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False, fused=None))
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay, eps = lr_value(group["lr"]), group["lr_decay"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
-            adagrad_update(p._data, p._grad._data, st["sum"]._data, step, lr, lr_decay, eps,
-                           weight_decay, maximize)
+            adagrad_update(
+                p._data,
+                p._grad._data,
+                st["sum"]._data,
+                step,
+                lr,
+                lr_decay,
+                eps,
+                weight_decay,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

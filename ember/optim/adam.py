@@ -20,15 +20,14 @@ from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
 
-def adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled,
-                maximize):
+def adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
     """One Adam step (step count ``step``, already incremented) on raw arrays, in place.
 
-        g <- -g if maximize
-        p <- p * (1 - lr * wd) if decoupled (AdamW), else g <- g + wd * p
-        m <- m + (1 - beta1) * (g - m)          v <- beta2 * v + (1 - beta2) * g^2
-        vmax <- max(vmax, v) if amsgrad (and used in place of v below)
-        p <- p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+    g <- -g if maximize
+    p <- p * (1 - lr * wd) if decoupled (AdamW), else g <- g + wd * p
+    m <- m + (1 - beta1) * (g - m)          v <- beta2 * v + (1 - beta2) * g^2
+    vmax <- max(vmax, v) if amsgrad (and used in place of v below)
+    p <- p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
     """
     xp = xp_of(p)
     g = effective_grad(p, g, weight_decay, maximize, xp, lr, decoupled)
@@ -73,26 +72,56 @@ class Adam(Optimizer):
         [0.9, -0.9]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
-                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
-                 fused: bool | None = None, decoupled_weight_decay: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ):
         check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        reject_unsupported(type(self).__name__, capturable=capturable,
-                           differentiable=differentiable, fused=fused)
+        reject_unsupported(
+            type(self).__name__, capturable=capturable, differentiable=differentiable, fused=fused
+        )
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, foreach=foreach, capturable=capturable,
-                        differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(amsgrad=False, maximize=False, capturable=False,
-                                  differentiable=False, decoupled_weight_decay=False,
-                                  foreach=None, fused=None))
+        restore_groups(
+            self,
+            dict(
+                amsgrad=False,
+                maximize=False,
+                capturable=False,
+                differentiable=False,
+                decoupled_weight_decay=False,
+                foreach=None,
+                fused=None,
+            ),
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         # NOTE: matches torch: the step count is a 0-d float32 tensor (float64 when that is the
@@ -109,8 +138,21 @@ class Adam(Optimizer):
         decoupled = group.get("decoupled_weight_decay", False)
         for p, st, step in params_to_step(self, group):
             vmax = st["max_exp_avg_sq"]._data if amsgrad else None
-            adam_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
-                        vmax, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+            adam_update(
+                p._data,
+                p._grad._data,
+                st["exp_avg"]._data,
+                st["exp_avg_sq"]._data,
+                vmax,
+                step,
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                decoupled,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -25,10 +25,10 @@ from ember.tensor import Tensor
 def adamax_update(p, g, m, u, step, lr, beta1, beta2, eps, weight_decay, maximize):
     """One Adamax step (step count ``step``, already incremented) on raw arrays, in place.
 
-        g <- -g if maximize;  g <- g + wd * p
-        m <- m + (1 - beta1) * (g - m)
-        u <- max(beta2 * u, |g| + eps)
-        p <- p - lr / (1 - beta1^t) * m / u
+    g <- -g if maximize;  g <- g + wd * p
+    m <- m + (1 - beta1) * (g - m)
+    u <- max(beta2 * u, |g| + eps)
+    p <- p - lr / (1 - beta1^t) * m / u
     """
     xp = xp_of(p)
     step_scale = -lr / (1 - beta1**step)
@@ -68,22 +68,39 @@ class Adamax(Optimizer):
         [0.9, -0.9]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 2e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, foreach: bool | None = None, *,
-                 maximize: bool = False, differentiable: bool = False,
-                 capturable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ):
         check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         reject_unsupported("Adamax", differentiable=differentiable, capturable=capturable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  capturable=False))
+        restore_groups(
+            self, dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -94,8 +111,19 @@ class Adamax(Optimizer):
         lr, (beta1, beta2), eps = lr_value(group["lr"]), group["betas"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
-            adamax_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_inf"]._data, step,
-                          lr, beta1, beta2, eps, weight_decay, maximize)
+            adamax_update(
+                p._data,
+                p._grad._data,
+                st["exp_avg"]._data,
+                st["exp_inf"]._data,
+                step,
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

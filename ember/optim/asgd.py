@@ -22,8 +22,9 @@ from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
 
-def asgd_update(p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, maximize,
-                scalar_rounding):
+def asgd_update(
+    p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, maximize, scalar_rounding
+):
     """One ASGD step (step count ``step``, already incremented) on raw arrays, in place.
 
     ``eta`` and ``mu`` are 0-d arrays (the step size and the averaging weight), updated in place
@@ -79,22 +80,42 @@ class ASGD(Optimizer):
         [0.8, -0.8]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
-                 lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
-                 weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False, capturable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1e-2,
+        lambd: float = 1e-4,
+        alpha: float = 0.75,
+        t0: float = 1e6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ):
         check_args(lr=lr, weight_decay=weight_decay)
         reject_unsupported("ASGD", differentiable=differentiable, capturable=capturable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                        foreach=foreach, maximize=maximize, differentiable=differentiable,
-                        capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            lambd=lambd,
+            alpha=alpha,
+            t0=t0,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  capturable=False), scalars=("step", "eta", "mu"))
+        restore_groups(
+            self,
+            dict(foreach=None, maximize=False, differentiable=False, capturable=False),
+            scalars=("step", "eta", "mu"),
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -107,8 +128,21 @@ class ASGD(Optimizer):
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         rounding = ember.get_default_dtype()._np
         for p, st, step in params_to_step(self, group):
-            asgd_update(p._data, p._grad._data, st["ax"]._data, st["eta"]._data, st["mu"]._data,
-                        step, lr, lambd, alpha, t0, weight_decay, maximize, rounding)
+            asgd_update(
+                p._data,
+                p._grad._data,
+                st["ax"]._data,
+                st["eta"]._data,
+                st["mu"]._data,
+                step,
+                lr,
+                lambd,
+                alpha,
+                t0,
+                weight_decay,
+                maximize,
+                rounding,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -35,7 +35,7 @@ def _axpy(xp, y, alpha, x, scratch) -> None:
         return
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
-        t = scratch[:stop - start]
+        t = scratch[: stop - start]
         ys = y[start:stop]
         xp.multiply(x[start:stop], alpha, out=t)
         xp.add(ys, t, out=ys)
@@ -67,8 +67,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None, sqrt=None):
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
-                  max_ls=25):
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     """Line search along ``d`` from step ``t`` for a point meeting the strong Wolfe conditions
 
         f(t) <= f(0) + c1 t g(0).d    (sufficient decrease)
@@ -107,8 +106,9 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                               bounds=(min_step, max_step), sqrt=sqrt)
+        t = _cubic_interpolate(
+            t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step), sqrt=sqrt
+        )
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.copy(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -127,8 +127,15 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     while not done and ls_iter < max_ls:
         if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
             break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
-                               bracket[1], bracket_f[1], bracket_gtd[1], sqrt=sqrt)
+        t = _cubic_interpolate(
+            bracket[0],
+            bracket_f[0],
+            bracket_gtd[0],
+            bracket[1],
+            bracket_f[1],
+            bracket_gtd[1],
+            sqrt=sqrt,
+        )
         # A trial point within 10% of the bracket's ends makes little progress: the second
         # time in a row (or when it is at or past an end) move it 10% inside.
         hi, lo = max(bracket), min(bracket)
@@ -207,19 +214,32 @@ class LBFGS(Optimizer):
         [1.0, 1.0]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1,
-                 max_iter: int = 20, max_eval: int | None = None, tolerance_grad: float = 1e-7,
-                 tolerance_change: float = 1e-9, history_size: int = 100,
-                 line_search_fn: str | None = None):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1,
+        max_iter: int = 20,
+        max_eval: int | None = None,
+        tolerance_grad: float = 1e-7,
+        tolerance_change: float = 1e-9,
+        history_size: int = 100,
+        line_search_fn: str | None = None,
+    ):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
-                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
-                        history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -255,7 +275,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             data = p._data
             n = data.size
-            seg = update[offset:offset + n]
+            seg = update[offset : offset + n]
             if data.flags.c_contiguous:
                 if scratch is None:
                     scratch = self._xp.empty(min(update.shape[0], _BLOCK), dtype=update.dtype)
@@ -401,7 +421,8 @@ class LBFGS(Optimizer):
                     return self._directional_evaluate(closure, x, t, d)
 
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
-                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
+                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals
+                )
                 self._add_grad(t, d)
                 opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
             else:

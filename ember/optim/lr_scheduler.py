@@ -98,8 +98,7 @@ def _set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
 def _warn_if_outside_step(scheduler: LRScheduler) -> None:
     if not scheduler._get_lr_called_within_step:
         warnings.warn(
-            "To get the last learning rate computed by the scheduler, please use "
-            "`get_last_lr()`.",
+            "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
             UserWarning,
             stacklevel=3,
         )
@@ -299,8 +298,9 @@ class LambdaLR(_LambdaScheduler):
         [0.25]
     """
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1
+    ) -> None:
         self.optimizer = optimizer
         self._set_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
@@ -308,8 +308,10 @@ class LambdaLR(_LambdaScheduler):
     def get_lr(self) -> list[Any]:
         """``base_lr * lr_lambda(last_epoch)`` per group."""
         _warn_if_outside_step(self)
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs,
-                                                               strict=True)]
+        return [
+            base * fn(self.last_epoch)
+            for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)
+        ]
 
 
 class MultiplicativeLR(_LambdaScheduler):
@@ -325,8 +327,9 @@ class MultiplicativeLR(_LambdaScheduler):
         [0.125]
     """
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1
+    ) -> None:
         self.optimizer = optimizer
         self._set_lambdas(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
@@ -339,8 +342,10 @@ class MultiplicativeLR(_LambdaScheduler):
         _warn_if_outside_step(self)
         if self._is_initial:
             return _group_values(self.optimizer, "lr")
-        return [group["lr"] * fn(self.last_epoch)
-                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
+        return [
+            group["lr"] * fn(self.last_epoch)
+            for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -357,8 +362,9 @@ class StepLR(LRScheduler):
         [1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -371,8 +377,7 @@ class StepLR(LRScheduler):
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base * self.gamma ** (self.last_epoch // self.step_size)
-                for base in self.base_lrs]
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -389,8 +394,13 @@ class MultiStepLR(LRScheduler):
         [0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -405,7 +415,7 @@ class MultiStepLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list[Any]:
         passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
-        return [base * self.gamma ** passed for base in self.base_lrs]
+        return [base * self.gamma**passed for base in self.base_lrs]
 
 
 class ConstantLR(LRScheduler):
@@ -422,8 +432,13 @@ class ConstantLR(LRScheduler):
         [0.5, 0.5, 1.0, 1.0]
     """
 
-    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor = factor
@@ -440,8 +455,10 @@ class ConstantLR(LRScheduler):
         return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-                for base in self.base_lrs]
+        return [
+            base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base in self.base_lrs
+        ]
 
 
 class LinearLR(LRScheduler):
@@ -459,8 +476,14 @@ class LinearLR(LRScheduler):
         [0.5, 0.75, 1.0, 1.0]
     """
 
-    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
-                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(
                 "Starting multiplicative factor expected to be greater than 0 and less or equal "
@@ -481,14 +504,22 @@ class LinearLR(LRScheduler):
         if self._is_initial or self.last_epoch > self.total_iters:
             return _group_values(self.optimizer, "lr")
         change = self.end_factor - self.start_factor
-        ratio = 1.0 + change / (self.total_iters * self.start_factor
-                                + (self.last_epoch - 1) * change)
+        ratio = 1.0 + change / (
+            self.total_iters * self.start_factor + (self.last_epoch - 1) * change
+        )
         return [group["lr"] * ratio for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base * (self.start_factor + (self.end_factor - self.start_factor)
-                        * min(self.total_iters, self.last_epoch) / self.total_iters)
-                for base in self.base_lrs]
+        return [
+            base
+            * (
+                self.start_factor
+                + (self.end_factor - self.start_factor)
+                * min(self.total_iters, self.last_epoch)
+                / self.total_iters
+            )
+            for base in self.base_lrs
+        ]
 
 
 class ExponentialLR(LRScheduler):
@@ -514,7 +545,7 @@ class ExponentialLR(LRScheduler):
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
@@ -531,8 +562,9 @@ class PolynomialLR(LRScheduler):
         [0.75, 0.5, 0.25, 0.0, 0.0]
     """
 
-    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
         self.total_iters = total_iters
         self.power = power
         super().__init__(optimizer, last_epoch)
@@ -542,13 +574,17 @@ class PolynomialLR(LRScheduler):
         _warn_if_outside_step(self)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _group_values(self.optimizer, "lr")
-        decay = ((1.0 - self.last_epoch / self.total_iters)
-                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        decay = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return [group["lr"] * decay for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power for base in self.base_lrs]
+        return [
+            base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base in self.base_lrs
+        ]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -569,8 +605,9 @@ class CosineAnnealingLR(LRScheduler):
         [0.5, 0.0, 0.5]
     """
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
@@ -583,21 +620,28 @@ class CosineAnnealingLR(LRScheduler):
             return _group_values(self.optimizer, "lr")
         if self._step_count == 1 and self.last_epoch > 0:
             # resumed with last_epoch >= 0: the first step starts from the closed form
-            return [self.eta_min + (base - self.eta_min)
-                    * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
-                    for base, _ in zip(self.base_lrs, groups, strict=True)]
+            return [
+                self.eta_min
+                + (base - self.eta_min) * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
+                for base, _ in zip(self.base_lrs, groups, strict=True)
+            ]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             # at the minimum the ratio below would divide by ~0: step up by the first increment
-            return [group["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base, group in zip(self.base_lrs, groups, strict=True)]
-        ratio = ((1 + math.cos(math.pi * self.last_epoch / self.T_max))
-                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max)))
+            return [
+                group["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+                for base, group in zip(self.base_lrs, groups, strict=True)
+            ]
+        ratio = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / (
+            1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max)
+        )
         return [ratio * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [self.eta_min + (base - self.eta_min)
-                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base in self.base_lrs]
+        return [
+            self.eta_min
+            + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base in self.base_lrs
+        ]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -616,8 +660,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         [0.5, 1.0, 0.5, 1.0]
     """
 
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
@@ -636,9 +686,11 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def get_lr(self) -> list[Any]:
         """``eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2`` per group."""
         _warn_if_outside_step(self)
-        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur
-                                                                     / self.T_i)) / 2
-                for base in self.base_lrs]
+        return [
+            self.eta_min
+            + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base in self.base_lrs
+        ]
 
     def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or go to ``epoch`` (which may be fractional)."""
@@ -703,13 +755,22 @@ class CyclicLR(LRScheduler):
         [0.1, 0.3, 0.5, 0.3, 0.1]
     """
 
-    def __init__(self, optimizer: Optimizer, base_lr: float | list[float],
-                 max_lr: float | list[float], step_size_up: int = 2000,
-                 step_size_down: int | None = None, mode: str = "triangular",
-                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
-                 scale_mode: str = "cycle", cycle_momentum: bool = True,
-                 base_momentum: float = 0.8, max_momentum: float = 0.9,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float = 0.8,
+        max_momentum: float = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
@@ -734,8 +795,9 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for high, low, group in zip(self.max_momentums, self.base_momentums,
-                                            optimizer.param_groups, strict=True):
+                for high, low, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
+                ):
                     _set_momentum(group, high, self.use_beta1)
                     group["max_momentum"] = high
                     group["base_momentum"] = low
@@ -784,12 +846,15 @@ class CyclicLR(LRScheduler):
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         # NOTE: matches torch: scale_fn is called once per group and value (a stateful custom
         # scale_fn sees the same calls).
-        lrs = [base + (high - base) * scale_factor * self.scale_fn(at)
-               for base, high in zip(self.base_lrs, self.max_lrs, strict=True)]
+        lrs = [
+            base + (high - base) * scale_factor * self.scale_fn(at)
+            for base, high in zip(self.base_lrs, self.max_lrs, strict=True)
+        ]
         if self.cycle_momentum:
-            momentums = [high - (high - low) * scale_factor * self.scale_fn(at)
-                         for low, high in zip(self.base_momentums, self.max_momentums,
-                                              strict=True)]
+            momentums = [
+                high - (high - low) * scale_factor * self.scale_fn(at)
+                for low, high in zip(self.base_momentums, self.max_momentums, strict=True)
+            ]
             for group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 _set_momentum(group, momentum, self.use_beta1)
         return lrs
@@ -832,14 +897,23 @@ class OneCycleLR(LRScheduler):
         [0.04, 0.857143, 0.57143, 0.285717, 4e-06]
     """
 
-    def __init__(self, optimizer: Optimizer, max_lr: float | list[float],
-                 total_steps: int | None = None, epochs: int | None = None,
-                 steps_per_epoch: int | None = None, pct_start: float = 0.3,
-                 anneal_strategy: str = "cos", cycle_momentum: bool = True,
-                 base_momentum: float | list[float] = 0.85,
-                 max_momentum: float | list[float] = 0.95, div_factor: float = 25.0,
-                 final_div_factor: float = 1e4, three_phase: bool = False,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | list[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.85,
+        max_momentum: float | list[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
@@ -861,16 +935,23 @@ class OneCycleLR(LRScheduler):
         if three_phase:
             self._schedule_phases = [
                 self._phase(warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                self._phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr",
-                            "base_momentum", "max_momentum"),
-                self._phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum",
-                            "max_momentum"),
+                self._phase(
+                    float(2 * pct_start * self.total_steps) - 2,
+                    "max_lr",
+                    "initial_lr",
+                    "base_momentum",
+                    "max_momentum",
+                ),
+                self._phase(
+                    self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"
+                ),
             ]
         else:
             self._schedule_phases = [
                 self._phase(warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                self._phase(self.total_steps - 1, "max_lr", "min_lr", "base_momentum",
-                            "max_momentum"),
+                self._phase(
+                    self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"
+                ),
             ]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
@@ -891,18 +972,25 @@ class OneCycleLR(LRScheduler):
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for high, low, group in zip(max_momentums, base_momentums,
-                                            optimizer.param_groups, strict=True):
+                for high, low, group in zip(
+                    max_momentums, base_momentums, optimizer.param_groups, strict=True
+                ):
                     _set_momentum(group, high, self.use_beta1)
                     group["max_momentum"] = high
                     group["base_momentum"] = low
         super().__init__(optimizer, last_epoch)
 
     @staticmethod
-    def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str,
-               end_momentum: str) -> dict[str, Any]:
-        return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
-                "start_momentum": start_momentum, "end_momentum": end_momentum}
+    def _phase(
+        end_step: float, start_lr: str, end_lr: str, start_momentum: str, end_momentum: str
+    ) -> dict[str, Any]:
+        return {
+            "end_step": end_step,
+            "start_lr": start_lr,
+            "end_lr": end_lr,
+            "start_momentum": start_momentum,
+            "end_momentum": end_momentum,
+        }
 
     def _anneal_func(self, start: float, end: float, pct: float) -> float:
         if self._anneal_func_type == "cos":
@@ -937,11 +1025,13 @@ class OneCycleLR(LRScheduler):
                 end_step = phase["end_step"]
                 if step <= end_step or i == last:
                     pct = (step - start_step) / (end_step - start_step)
-                    lrs.append(self._anneal_func(group[phase["start_lr"]],
-                                                 group[phase["end_lr"]], pct))
+                    lrs.append(
+                        self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct)
+                    )
                     if self.cycle_momentum:
-                        momentum = self._anneal_func(group[phase["start_momentum"]],
-                                                     group[phase["end_momentum"]], pct)
+                        momentum = self._anneal_func(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct
+                        )
                         _set_momentum(group, momentum, self.use_beta1)
                     break
                 start_step = phase["end_step"]
@@ -1004,8 +1094,13 @@ class SequentialLR(_SchedulerList):
         [0.1, 0.1, 1.0, 0.5, 0.25]
     """
 
-    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
-                 milestones: list[int], last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: list[LRScheduler],
+        milestones: list[int],
+        last_epoch: int = -1,
+    ) -> None:
         name = self.__class__.__name__
         if len(schedulers) < 1:
             raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
@@ -1067,8 +1162,9 @@ class ChainedScheduler(_SchedulerList):
         [0.5, 0.25, 0.25, 0.125]
     """
 
-    def __init__(self, schedulers: Sequence[LRScheduler],
-                 optimizer: Optimizer | None = None) -> None:
+    def __init__(
+        self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
+    ) -> None:
         name = self.__class__.__name__
         if len(schedulers) < 1:
             raise ValueError(
@@ -1107,9 +1203,18 @@ class ReduceLROnPlateau(LRScheduler):
         [0.5]
     """
 
-    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
-                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: list[float] | float = 0, eps: float = 1e-8) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: list[float] | float = 0,
+        eps: float = 1e-8,
+    ) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
@@ -1205,5 +1310,6 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore the state from ``state_dict()``."""
         self.__dict__.update(state_dict)
-        self._init_is_better(mode=self.mode, threshold=self.threshold,
-                             threshold_mode=self.threshold_mode)
+        self._init_is_better(
+            mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode
+        )

@@ -22,8 +22,22 @@ from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
 
-def nadam_update(p, g, m, v, mu_product, step, lr, beta1, beta2, eps, weight_decay,
-                 momentum_decay, decoupled, maximize):
+def nadam_update(
+    p,
+    g,
+    m,
+    v,
+    mu_product,
+    step,
+    lr,
+    beta1,
+    beta2,
+    eps,
+    weight_decay,
+    momentum_decay,
+    decoupled,
+    maximize,
+):
     """One NAdam step (step count ``step``, already incremented) on raw arrays, in place.
 
     ``mu_product`` is the 0-d running product of the momentum schedule, updated in place.
@@ -90,27 +104,53 @@ class NAdam(Optimizer):
         [0.8944, -0.8944]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 2e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, momentum_decay: float = 4e-3,
-                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
-                 maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False):
-        check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay,
-                   momentum_decay=momentum_decay)
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ):
+        check_args(
+            lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay
+        )
         reject_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        momentum_decay=momentum_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(maximize=False, foreach=None, capturable=False,
-                                  differentiable=False, decoupled_weight_decay=False),
-                       scalars=("step", "mu_product"))
+        restore_groups(
+            self,
+            dict(
+                maximize=False,
+                foreach=None,
+                capturable=False,
+                differentiable=False,
+                decoupled_weight_decay=False,
+            ),
+            scalars=("step", "mu_product"),
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -123,9 +163,22 @@ class NAdam(Optimizer):
         weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
-            nadam_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
-                         st["mu_product"]._data, step, lr, beta1, beta2, eps, weight_decay,
-                         momentum_decay, decoupled, maximize)
+            nadam_update(
+                p._data,
+                p._grad._data,
+                st["exp_avg"]._data,
+                st["exp_avg_sq"]._data,
+                st["mu_product"]._data,
+                step,
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                momentum_decay,
+                decoupled,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -40,7 +40,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-
 # Hooks every optimizer runs around ``step`` (PyTorch's ``register_optimizer_step_*_hook``).
 _global_optimizer_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_optimizer_post_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -108,8 +107,7 @@ def _call_step_with_hooks(func: Callable, args: tuple, kwargs: dict) -> Any:
         out = func(*args, **kwargs)
     finally:
         del self._in_hooked_step
-    for hook in (*self._optimizer_step_post_hooks.values(),
-                 *_global_optimizer_post_hooks.values()):
+    for hook in (*self._optimizer_step_post_hooks.values(), *_global_optimizer_post_hooks.values()):
         hook(self, args, kwargs)
     return out
 
@@ -119,8 +117,12 @@ def _hook_step(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def step(self, *args, **kwargs):
-        if (self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks
-                or _global_optimizer_pre_hooks or _global_optimizer_post_hooks):
+        if (
+            self._optimizer_step_pre_hooks
+            or self._optimizer_step_post_hooks
+            or _global_optimizer_pre_hooks
+            or _global_optimizer_post_hooks
+        ):
             return _call_step_with_hooks(func, (self, *args), kwargs)
         return func(self, *args, **kwargs)
 
@@ -130,9 +132,14 @@ def _hook_step(func: Callable) -> Callable:
 
 
 def _new_hook_dicts(obj: Any) -> None:
-    for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
-                 "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                 "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"):
+    for name in (
+        "_optimizer_step_pre_hooks",
+        "_optimizer_step_post_hooks",
+        "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks",
+        "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks",
+    ):
         if name not in obj.__dict__:
             setattr(obj, name, OrderedDict())
 
@@ -339,8 +346,9 @@ class Optimizer:
         """
         return _register(self._optimizer_step_post_hooks, hook)
 
-    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
-                                     ) -> RemovableHandle:
+    def register_state_dict_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(optimizer)`` to run before ``state_dict`` builds the dict.
 
         Example:
@@ -352,8 +360,9 @@ class Optimizer:
         """
         return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
-    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False
-                                      ) -> RemovableHandle:
+    def register_state_dict_post_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(optimizer, state_dict)``, run on the built dict; a returned dict
         replaces it.
 
@@ -366,8 +375,9 @@ class Optimizer:
         """
         return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
 
-    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False
-                                          ) -> RemovableHandle:
+    def register_load_state_dict_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(optimizer, state_dict)``, run on a shallow copy of the dict given to
         ``load_state_dict``; a returned dict is loaded instead.
 
@@ -382,8 +392,9 @@ class Optimizer:
         """
         return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
-    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False
-                                           ) -> RemovableHandle:
+    def register_load_state_dict_post_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(optimizer)`` to run after ``load_state_dict`` has loaded.
 
         Example:
@@ -416,8 +427,9 @@ class Optimizer:
             # NOTE: matches torch: indices count every slot, and a parameter repeated within a
             # group gets the index of its last slot there (one seen in an earlier group keeps
             # its index).
-            index.update({id(p): i for i, p in enumerate(group["params"], start)
-                          if id(p) not in index})
+            index.update(
+                {id(p): i for i, p in enumerate(group["params"], start) if id(p) not in index}
+            )
             packed["params"] = [index[id(p)] for p in group["params"]]
             start += len(packed["params"])
             groups.append(packed)
@@ -459,8 +471,11 @@ class Optimizer:
                     "loaded state dict contains a parameter group that doesn't match the size of "
                     "optimizer's group"
                 )
-        by_index = {i: p for group, saved in zip(groups, saved_groups)
-                    for i, p in zip(saved["params"], group["params"])}
+        by_index = {
+            i: p
+            for group, saved in zip(groups, saved_groups)
+            for i, p in zip(saved["params"], group["params"])
+        }
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for i, buffers in state_dict["state"].items():
             if i in by_index:
@@ -519,5 +534,9 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
     return value
 
 
-__all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook",
-           "required"]
+__all__ = [
+    "Optimizer",
+    "register_optimizer_step_post_hook",
+    "register_optimizer_step_pre_hook",
+    "required",
+]

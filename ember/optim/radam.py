@@ -25,13 +25,13 @@ from ember.tensor import Tensor
 def radam_update(p, g, m, v, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
     """One RAdam step (step count ``step``, already incremented) on raw arrays, in place.
 
-        g <- -g if maximize
-        p <- p * (1 - lr * wd) if decoupled, else g <- g + wd * p
-        m <- m + (1 - beta1) * (g - m)          v <- beta2 * v + (1 - beta2) * g^2
-        rho_inf = 2 / (1 - beta2) - 1           rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)
-        if rho_t > 5:  r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
-                       p <- p - lr * m / (1 - beta1^t) * sqrt(1 - beta2^t) / (sqrt(v) + eps) * r
-        else:          p <- p - lr * m / (1 - beta1^t)
+    g <- -g if maximize
+    p <- p * (1 - lr * wd) if decoupled, else g <- g + wd * p
+    m <- m + (1 - beta1) * (g - m)          v <- beta2 * v + (1 - beta2) * g^2
+    rho_inf = 2 / (1 - beta2) - 1           rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)
+    if rho_t > 5:  r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
+                   p <- p - lr * m / (1 - beta1^t) * sqrt(1 - beta2^t) / (sqrt(v) + eps) * r
+    else:          p <- p - lr * m / (1 - beta1^t)
     """
     xp = xp_of(p)
     bias_correction1 = 1 - beta1**step
@@ -40,8 +40,9 @@ def radam_update(p, g, m, v, step, lr, beta1, beta2, eps, weight_decay, decouple
     rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
     rect = None
     if rho_t > 5.0:
-        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        rect = (
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        ) ** 0.5
     arrays = (p, g, m, v)
     # Each block rebinds the names to aligned views of the same arrays.
     for p, g, m, v in blocks(*arrays):
@@ -89,24 +90,48 @@ class RAdam(Optimizer):
         [0.8, -0.8]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-3,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ):
         check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         reject_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        maximize=maximize, foreach=foreach, capturable=capturable,
-                        decoupled_weight_decay=decoupled_weight_decay,
-                        differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  decoupled_weight_decay=False, capturable=False))
+        restore_groups(
+            self,
+            dict(
+                foreach=None,
+                maximize=False,
+                differentiable=False,
+                decoupled_weight_decay=False,
+                capturable=False,
+            ),
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -118,8 +143,20 @@ class RAdam(Optimizer):
         weight_decay = group["weight_decay"]
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
-            radam_update(p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data,
-                         step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
+            radam_update(
+                p._data,
+                p._grad._data,
+                st["exp_avg"]._data,
+                st["exp_avg_sq"]._data,
+                step,
+                lr,
+                beta1,
+                beta2,
+                eps,
+                weight_decay,
+                decoupled,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

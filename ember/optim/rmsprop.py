@@ -89,23 +89,50 @@ class RMSprop(Optimizer):
         [0.9, -0.9]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
-                 alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0,
-                 momentum: float = 0, centered: bool = False, capturable: bool = False,
-                 foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ):
         check_args(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         reject_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(momentum=0, centered=False, foreach=None, maximize=False,
-                                  differentiable=False, capturable=False))
+        restore_groups(
+            self,
+            dict(
+                momentum=0,
+                centered=False,
+                foreach=None,
+                maximize=False,
+                differentiable=False,
+                capturable=False,
+            ),
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -122,10 +149,19 @@ class RMSprop(Optimizer):
         for p, st, _ in params_to_step(self, group):
             # NOTE: matches torch: the buffers in use follow the group's current options (a
             # buffer missing because momentum/centered was switched on later is a KeyError).
-            rmsprop_update(p._data, p._grad._data, st["square_avg"]._data,
-                           st["grad_avg"]._data if centered else None,
-                           st["momentum_buffer"]._data if momentum > 0 else None,
-                           lr, alpha, eps, weight_decay, momentum, maximize)
+            rmsprop_update(
+                p._data,
+                p._grad._data,
+                st["square_avg"]._data,
+                st["grad_avg"]._data if centered else None,
+                st["momentum_buffer"]._data if momentum > 0 else None,
+                lr,
+                alpha,
+                eps,
+                weight_decay,
+                momentum,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -19,15 +19,14 @@ from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor
 
 
-def rprop_update(p, g, prev, step_size, etaminus, etaplus, step_size_min, step_size_max,
-                 maximize):
+def rprop_update(p, g, prev, step_size, etaminus, etaplus, step_size_min, step_size_max, maximize):
     """One Rprop step on raw arrays, in place (``prev``: the last step's gradient).
 
-        g <- -g if maximize
-        f = etaplus where g * prev > 0, etaminus where g * prev < 0, else 1
-        s <- clamp(s * f, step_size_min, step_size_max)
-        g <- 0 where f = etaminus     (after a sign change, skip this coordinate once)
-        p <- p - sign(g) * s;  prev <- g
+    g <- -g if maximize
+    f = etaplus where g * prev > 0, etaminus where g * prev < 0, else 1
+    s <- clamp(s * f, step_size_min, step_size_max)
+    g <- 0 where f = etaminus     (after a sign change, skip this coordinate once)
+    p <- p - sign(g) * s;  prev <- g
     """
     xp = xp_of(p)
     arrays = (p, g, prev, step_size)
@@ -71,24 +70,39 @@ class Rprop(Optimizer):
         [0.9, -0.9]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float | Tensor = 1e-2,
-                 etas: tuple[float, float] = (0.5, 1.2),
-                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
-                 foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float | Tensor = 1e-2,
+        etas: tuple[float, float] = (0.5, 1.2),
+        step_sizes: tuple[float, float] = (1e-6, 50),
+        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         reject_unsupported("Rprop", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
-        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            etas=etas,
+            step_sizes=step_sizes,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(foreach=None, maximize=False, differentiable=False,
-                                  capturable=False))
+        restore_groups(
+            self, dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+        )
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         st["step"] = scalar_state(0.0)
@@ -100,8 +114,17 @@ class Rprop(Optimizer):
         (etaminus, etaplus), (step_size_min, step_size_max) = group["etas"], group["step_sizes"]
         maximize = group["maximize"]
         for p, st, _ in params_to_step(self, group):
-            rprop_update(p._data, p._grad._data, st["prev"]._data, st["step_size"]._data,
-                         etaminus, etaplus, step_size_min, step_size_max, maximize)
+            rprop_update(
+                p._data,
+                p._grad._data,
+                st["prev"]._data,
+                st["step_size"]._data,
+                etaminus,
+                etaplus,
+                step_size_min,
+                step_size_max,
+                maximize,
+            )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

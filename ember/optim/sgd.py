@@ -14,10 +14,10 @@ from ember.tensor import Tensor, _wrap
 def sgd_update(p, g, buf, lr, momentum, dampening, weight_decay, nesterov, maximize):
     """One SGD step on raw arrays, in place on ``p`` (and ``buf``); returns the momentum buffer.
 
-        g <- -g if maximize;  g <- g + weight_decay * p
-        b <- g (first step),  else b <- momentum * b + (1 - dampening) * g
-        d <- g + momentum * b if nesterov else b
-        p <- p - lr * d
+    g <- -g if maximize;  g <- g + weight_decay * p
+    b <- g (first step),  else b <- momentum * b + (1 - dampening) * g
+    d <- g + momentum * b if nesterov else b
+    p <- p - lr * d
     """
     xp = xp_of(p)
     g = effective_grad(p, g, weight_decay, maximize, xp)
@@ -58,10 +58,20 @@ class SGD(Optimizer):
         [0.8, 1.6]
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3,
-                 momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
-                 nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None,
-                 differentiable: bool = False, fused: bool | None = None):
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict],
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ):
         # NOTE: matches torch: SGD checks `x < 0` (not `not 0 <= x` as the others), so NaN passes.
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -74,15 +84,25 @@ class SGD(Optimizer):
         reject_unsupported("SGD", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: foreach/differentiable/fused are kept in every group so state
         # dicts carry the same keys both ways.
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize, foreach=foreach,
-                        differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        restore_groups(self, dict(nesterov=False, maximize=False, differentiable=False,
-                                  foreach=None, fused=None))
+        restore_groups(
+            self,
+            dict(nesterov=False, maximize=False, differentiable=False, foreach=None, fused=None),
+        )
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
@@ -96,13 +116,23 @@ class SGD(Optimizer):
             if momentum != 0:
                 st = state[p]
                 buf = st.get("momentum_buffer")
-                new = sgd_update(p._data, grad._data, None if buf is None else buf._data, lr,
-                                 momentum, dampening, weight_decay, nesterov, maximize)
+                new = sgd_update(
+                    p._data,
+                    grad._data,
+                    None if buf is None else buf._data,
+                    lr,
+                    momentum,
+                    dampening,
+                    weight_decay,
+                    nesterov,
+                    maximize,
+                )
                 if buf is None:
                     st["momentum_buffer"] = _wrap(new)
             else:
-                sgd_update(p._data, grad._data, None, lr, 0, dampening, weight_decay, False,
-                           maximize)
+                sgd_update(
+                    p._data, grad._data, None, lr, 0, dampening, weight_decay, False, maximize
+                )
             p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 

@@ -186,8 +186,14 @@ class AveragedModel(Module):
 
     n_averaged: Tensor
 
-    def __init__(self, model: Module, device: Any = None, avg_fn: Callable | None = None,
-                 multi_avg_fn: Callable | None = None, use_buffers: bool = False) -> None:
+    def __init__(
+        self,
+        model: Module,
+        device: Any = None,
+        avg_fn: Callable | None = None,
+        multi_avg_fn: Callable | None = None,
+        use_buffers: bool = False,
+    ) -> None:
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
@@ -313,9 +319,14 @@ class SWALR(LRScheduler):
         [1.0, 0.55, 0.1, 0.1]
     """
 
-    def __init__(self, optimizer: Optimizer, swa_lr: float | list[float],
-                 anneal_epochs: int = 10, anneal_strategy: str = "cos",
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        swa_lr: float | list[float],
+        anneal_epochs: int = 10,
+        anneal_strategy: str = "cos",
+        last_epoch: int = -1,
+    ) -> None:
         swa_lrs = _format_param("swa_lr", optimizer, swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
             group["swa_lr"] = lr
@@ -351,11 +362,15 @@ class SWALR(LRScheduler):
         if self.anneal_epochs == 0:
             step = max(1, step)
         prev_alpha = self.anneal_func(max(0, min(1, (step - 1) / max(1, self.anneal_epochs))))
-        start_lrs = [self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
-                     for group in self.optimizer.param_groups]
+        start_lrs = [
+            self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
+            for group in self.optimizer.param_groups
+        ]
         alpha = self.anneal_func(max(0, min(1, step / max(1, self.anneal_epochs))))
-        return [group["swa_lr"] * alpha + lr * (1 - alpha)
-                for group, lr in zip(self.optimizer.param_groups, start_lrs, strict=True)]
+        return [
+            group["swa_lr"] * alpha + lr * (1 - alpha)
+            for group, lr in zip(self.optimizer.param_groups, start_lrs, strict=True)
+        ]
 
     def _set_anneal_func(self, anneal_strategy: str) -> None:
         self._anneal_strategy = anneal_strategy

@@ -14,11 +14,24 @@ _I64 = _cpu.dtype("int64")
 
 # PyTorch's names of dtypes in its error messages: ScalarType names and C++ type names.
 _SCALAR_NAME = _dtype.SCALAR_NAMES
-_CPP_NAME = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
-             "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
-             "float32": "float", "float64": "double"}
-_CPP_SHORT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
-              "int64": "int64_t"}
+_CPP_NAME = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
+_CPP_SHORT = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+}
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -36,7 +49,7 @@ def _g(x) -> str:
 
 
 def _not_impl(kernel: str, npd):
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[npd.name]}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_NAME[npd.name]}'")
 
 
 def _check_float(npd, kernel: str) -> None:
@@ -76,8 +89,7 @@ def _int(x, name: str, fn: str) -> int:
     try:
         return x.__index__()
     except (AttributeError, TypeError):
-        raise TypeError(
-            f"{fn}(): argument '{name}' must be int, not {type(x).__name__}") from None
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(x).__name__}") from None
 
 
 # ---- samplers on raw arrays (all draws go through these) ---------------------------------------

@@ -49,8 +49,17 @@ def _out_dtype(dtype, out, default=None):
     return _np_dtype(dtype, default)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+def rand(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    **kwargs,
+) -> Tensor:
     """Uniform samples from [0, 1), default dtype unless ``dtype`` is given (floating only).
 
     Example:
@@ -63,8 +72,17 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _creation(shape, npd, device, requires_grad, _uniform01, out, generator)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+def randn(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    **kwargs,
+) -> Tensor:
     """Samples from the standard normal distribution N(0, 1) (floating dtypes only).
 
     Example:
@@ -77,22 +95,50 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _creation(shape, npd, device, requires_grad, _std_normal, out, generator)
 
 
-def rand_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None) -> Tensor:
+def rand_like(
+    input: Tensor,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """``rand`` with the shape (and by default dtype and device) of ``input``."""
     npd = input._data.dtype if dtype is None else _np_dtype(dtype)
     _check_float(npd, "check_uniform_bounds")
-    return _creation(tuple(input._data.shape), npd, device if device is not None else
-                     input.device, requires_grad, _uniform01, generator=generator)
+    return _creation(
+        tuple(input._data.shape),
+        npd,
+        device if device is not None else input.device,
+        requires_grad,
+        _uniform01,
+        generator=generator,
+    )
 
 
-def randn_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None) -> Tensor:
+def randn_like(
+    input: Tensor,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """``randn`` with the shape (and by default dtype and device) of ``input``."""
     npd = input._data.dtype if dtype is None else _np_dtype(dtype)
     _check_float(npd, "normal_kernel_cpu")
-    return _creation(tuple(input._data.shape), npd, device if device is not None else
-                     input.device, requires_grad, _std_normal, generator=generator)
+    return _creation(
+        tuple(input._data.shape),
+        npd,
+        device if device is not None else input.device,
+        requires_grad,
+        _std_normal,
+        generator=generator,
+    )
 
 
 def _int_range(npd, lo: int, hi: int | None):
@@ -101,13 +147,15 @@ def _int_range(npd, lo: int, hi: int | None):
     if hi is not None:
         if lo >= hi:
             raise RuntimeError(
-                f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+                f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
+            )
         if npd.kind == "f":
             lo, hi = _update_from(lo, npd), _update_to(hi, npd)
             if lo >= hi:
                 raise RuntimeError(
                     "random_ expects 'from' casted to dtype to be less than 'to' casted to "
-                    f"dtype, but got from={lo} >= to={hi}")
+                    f"dtype, but got from={lo} >= to={hi}"
+                )
         to_inc = hi - 1
     else:
         if npd.kind == "f":
@@ -116,7 +164,8 @@ def _int_range(npd, lo: int, hi: int | None):
             if lo >= to_inc:
                 raise RuntimeError(
                     "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
-                    f"casted to dtype, but got from={lo} > to_inc={to_inc}")
+                    f"casted to dtype, but got from={lo} > to_inc={to_inc}"
+                )
         else:
             to_inc = 1 if npd.kind == "b" else int(_cpu.iinfo(npd).max)
     name = _CPP_NAME[npd.name]
@@ -140,7 +189,10 @@ def _int_range(npd, lo: int, hi: int | None):
                     f"{what} is out of bounds [-(2^{d}), 2^{d}]. Due to precision limitations "
                     f"{name} can support discrete uniform distribution only within this range. "
                     "This warning will become an error in version 1.7 release, please fix the "
-                    "code in advance", UserWarning, stacklevel=4)
+                    "code in advance",
+                    UserWarning,
+                    stacklevel=4,
+                )
     return lo, to_inc
 
 
@@ -181,8 +233,19 @@ def _draw_ints(rng, shape, npd, lo: int, to_inc: int):
     return vals.astype(npd, copy=False)
 
 
-def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-            requires_grad=False, pin_memory=False, low=None, high=None) -> Tensor:
+def randint(
+    *args,
+    size=None,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    low=None,
+    high=None,
+) -> Tensor:
     """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
 
     int64 unless ``dtype`` is given (floating dtypes allowed).
@@ -211,18 +274,36 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         raise TypeError("randint() missing required arguments: 'high' and 'size' are required")
     if isinstance(size, (int, backend.generic)) and not isinstance(size, bool):
         raise TypeError(
-            f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+            f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}"
+        )
     shape = _shape((size,))
     lo = 0 if low is None else _int(low, "low", "randint")
     hi = _int(high, "high", "randint")
     npd = _out_dtype(dtype, out, _dtype.int64)
     lo, to_inc = _int_range(npd, lo, hi)
-    return _creation(shape, npd, device, requires_grad,
-                     lambda rng, s, d: _draw_ints(rng, s, d, lo, to_inc), out, generator)
+    return _creation(
+        shape,
+        npd,
+        device,
+        requires_grad,
+        lambda rng, s, d: _draw_ints(rng, s, d, lo, to_inc),
+        out,
+        generator,
+    )
 
 
-def randint_like(input: Tensor, *args, low=None, high=None, generator=None, dtype=None,
-                 layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def randint_like(
+    input: Tensor,
+    *args,
+    low=None,
+    high=None,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """``randint`` with the shape (and by default dtype and device) of ``input``:
     ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
     if len(args) == 2:
@@ -233,21 +314,36 @@ def randint_like(input: Tensor, *args, low=None, high=None, generator=None, dtyp
         else:
             low = args[0]
     elif args:
-        raise TypeError(f"randint_like() takes at most 3 positional arguments ({len(args) + 1} "
-                        "given)")
+        raise TypeError(
+            f"randint_like() takes at most 3 positional arguments ({len(args) + 1} given)"
+        )
     if high is None:
         raise TypeError("randint_like() missing required argument 'high'")
     lo = 0 if low is None else _int(low, "low", "randint_like")
     hi = _int(high, "high", "randint_like")
     npd = input._data.dtype if dtype is None else _np_dtype(dtype)
     lo, to_inc = _int_range(npd, lo, hi)
-    return _creation(tuple(input._data.shape), npd,
-                     device if device is not None else input.device, requires_grad,
-                     lambda rng, s, d: _draw_ints(rng, s, d, lo, to_inc), generator=generator)
+    return _creation(
+        tuple(input._data.shape),
+        npd,
+        device if device is not None else input.device,
+        requires_grad,
+        lambda rng, s, d: _draw_ints(rng, s, d, lo, to_inc),
+        generator=generator,
+    )
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False) -> Tensor:
+def randperm(
+    n,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given).
 
     Example:
@@ -265,9 +361,18 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         if n > (1 << d) + 1:
             limit = "2049" if npd == _F16 else f"2^{d}+1"
             raise RuntimeError(
-                f"n cannot be greater than {limit} for {_SCALAR_NAME[npd.name]} type.")
+                f"n cannot be greater than {limit} for {_SCALAR_NAME[npd.name]} type."
+            )
     elif n > 0 and n - 1 > int(_cpu.iinfo(npd).max):
         raise RuntimeError(
-            f"value cannot be converted to type {_CPP_SHORT[npd.name]} without overflow")
-    return _creation((n,), npd, device, requires_grad,
-                     lambda rng, s, d: rng.permutation(n).astype(d), out, generator)
+            f"value cannot be converted to type {_CPP_SHORT[npd.name]} without overflow"
+        )
+    return _creation(
+        (n,),
+        npd,
+        device,
+        requires_grad,
+        lambda rng, s, d: rng.permutation(n).astype(d),
+        out,
+        generator,
+    )

@@ -68,9 +68,13 @@ def _fill_direct(self: Tensor, generator, draw_into) -> bool:
     the same draws, in the same order, as the general path. False, having done nothing, when
     the case is not that one."""
     d = self._data
-    if (d.__class__ is not _cpu.ndarray or (d.dtype != _F32 and d.dtype != _F64)
-            or not d.flags.c_contiguous or not d.flags.writeable
-            or (self._requires_grad and _gm.state.enabled)):
+    if (
+        d.__class__ is not _cpu.ndarray
+        or (d.dtype != _F32 and d.dtype != _F64)
+        or not d.flags.c_contiguous
+        or not d.flags.writeable
+        or (self._requires_grad and _gm.state.enabled)
+    ):
         return False
     check_inference_write(self)
     draw_into(_gen(generator)._rng, d)
@@ -100,12 +104,14 @@ def _uniform_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     _check_float(npd, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > to={_g(b)}")
+            f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > to={_g(b)}"
+        )
     fi = _cpu.finfo(npd)
     if b - a > float(fi.max):
         raise RuntimeError(
             f"uniform_ expects to-from <= std::numeric_limits<{_CPP_NAME[npd.name]}>::max(), "
-            f"but found to={_g(b)} and from={_g(a)} which result in to-from to exceed the limit")
+            f"but found to={_g(b)} and from={_g(a)} which result in to-from to exceed the limit"
+        )
 
     def sample(rng, shape, d):
         acc = _acc(d)
@@ -166,12 +172,14 @@ def _bernoulli_fill(self: Tensor, p=0.5, *, generator=None) -> Tensor:
 def _broadcast_to(src, dst) -> None:
     src, dst = tuple(src), tuple(dst)
     ok = len(src) <= len(dst) and all(
-        s == 1 or s == t for s, t in zip(src[::-1], dst[::-1], strict=False))
+        s == 1 or s == t for s, t in zip(src[::-1], dst[::-1], strict=False)
+    )
     if not ok:
         raise RuntimeError(
             f"The expanded size of the tensor ({dst[-1] if dst else 1}) must match the existing "
             f"size ({src[-1] if src else 1}) at non-singleton dimension 0.  Target sizes: "
-            f"{list(dst)}.  Tensor sizes: {list(src)}")
+            f"{list(dst)}.  Tensor sizes: {list(src)}"
+        )
 
 
 def _random_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
@@ -209,7 +217,8 @@ def _exponential_fill(self: Tensor, lambd=1.0, *, generator=None) -> Tensor:
     if npd.kind != "f":
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
-            f"floating point but you specified {_SCALAR_NAME[npd.name]}")
+            f"floating point but you specified {_SCALAR_NAME[npd.name]}"
+        )
 
     def sample(rng, shape, d):
         acc = _acc(d)
@@ -233,8 +242,12 @@ def _log_normal_fill(self: Tensor, mean=1.0, std=2.0, *, generator=None) -> Tens
     if not s > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(s)}")
     _check_float(self._data.dtype, "log_normal_cpu")
-    return _fill(_LogNormalF, self, generator,
-                 lambda rng, shape, d: _cpu.exp(rng.standard_normal(shape) * s + m))
+    return _fill(
+        _LogNormalF,
+        self,
+        generator,
+        lambda rng, shape, d: _cpu.exp(rng.standard_normal(shape) * s + m),
+    )
 
 
 def _cauchy_fill(self: Tensor, median=0.0, sigma=1.0, *, generator=None) -> Tensor:
@@ -245,9 +258,11 @@ def _cauchy_fill(self: Tensor, median=0.0, sigma=1.0, *, generator=None) -> Tens
     if npd.kind != "f":
         raise RuntimeError(
             "Cauchy distribution is a continuous probability distribution. dtype must be a "
-            f"floating point but you specified {_CPP_NAME[npd.name]}")
-    return _fill(_CauchyF, self, generator,
-                 lambda rng, shape, d: rng.standard_cauchy(shape) * s + m)
+            f"floating point but you specified {_CPP_NAME[npd.name]}"
+        )
+    return _fill(
+        _CauchyF, self, generator, lambda rng, shape, d: rng.standard_cauchy(shape) * s + m
+    )
 
 
 def _method(fn, name: str, doc: str):
@@ -258,21 +273,36 @@ def _method(fn, name: str, doc: str):
     return m
 
 
-Tensor.uniform_ = _method(_uniform_fill, "uniform_", """uniform_(from=0, to=1, *, generator=None)
+Tensor.uniform_ = _method(
+    _uniform_fill,
+    "uniform_",
+    """uniform_(from=0, to=1, *, generator=None)
 
 Fill with samples uniform in [from, to) (floating dtypes).
 
 Example:
     >>> ember.empty(3).uniform_(-1, 1).shape
     ember.Size([3])
-""")
-Tensor.normal_ = _method(_normal_fill, "normal_", """normal_(mean=0, std=1, *, generator=None)
+""",
+)
+Tensor.normal_ = _method(
+    _normal_fill,
+    "normal_",
+    """normal_(mean=0, std=1, *, generator=None)
 
-Fill with samples from N(mean, std**2) (floating dtypes).""")
-Tensor.bernoulli_ = _method(_bernoulli_fill, "bernoulli_", """bernoulli_(p=0.5, *, generator=None)
+Fill with samples from N(mean, std**2) (floating dtypes).""",
+)
+Tensor.bernoulli_ = _method(
+    _bernoulli_fill,
+    "bernoulli_",
+    """bernoulli_(p=0.5, *, generator=None)
 
-Fill with 1 with probability ``p`` (a number, or a tensor broadcast to this shape), else 0.""")
-Tensor.random_ = _method(_random_fill, "random_", """random_(from=0, to=None, *, generator=None)
+Fill with 1 with probability ``p`` (a number, or a tensor broadcast to this shape), else 0.""",
+)
+Tensor.random_ = _method(
+    _random_fill,
+    "random_",
+    """random_(from=0, to=None, *, generator=None)
 
 Fill with integers uniform in [from, to). ``random_(to)`` draws from [0, to); ``random_()`` from
 [0, 2**mantissa_digits] for floating dtypes and [0, max] for integer dtypes; with ``to=None``
@@ -281,18 +311,33 @@ the upper bound is the dtype's limit.
 Example:
     >>> ember.zeros(3, dtype=ember.int64).random_(0, 1)
     tensor([0, 0, 0])
-""")
-Tensor.exponential_ = _method(_exponential_fill, "exponential_",
-                              """exponential_(lambd=1, *, generator=None)
+""",
+)
+Tensor.exponential_ = _method(
+    _exponential_fill,
+    "exponential_",
+    """exponential_(lambd=1, *, generator=None)
 
-Fill with samples from the exponential distribution of rate ``lambd`` (floating dtypes).""")
-Tensor.geometric_ = _method(_geometric_fill, "geometric_", """geometric_(p, *, generator=None)
+Fill with samples from the exponential distribution of rate ``lambd`` (floating dtypes).""",
+)
+Tensor.geometric_ = _method(
+    _geometric_fill,
+    "geometric_",
+    """geometric_(p, *, generator=None)
 
-Fill with samples from the geometric distribution on {1, 2, ...} with success probability ``p``.""")
-Tensor.log_normal_ = _method(_log_normal_fill, "log_normal_",
-                             """log_normal_(mean=1, std=2, *, generator=None)
+Fill with samples from the geometric distribution on {1, 2, ...} with success probability ``p``.""",
+)
+Tensor.log_normal_ = _method(
+    _log_normal_fill,
+    "log_normal_",
+    """log_normal_(mean=1, std=2, *, generator=None)
 
-Fill with ``exp(N(mean, std**2))`` samples (floating dtypes).""")
-Tensor.cauchy_ = _method(_cauchy_fill, "cauchy_", """cauchy_(median=0, sigma=1, *, generator=None)
+Fill with ``exp(N(mean, std**2))`` samples (floating dtypes).""",
+)
+Tensor.cauchy_ = _method(
+    _cauchy_fill,
+    "cauchy_",
+    """cauchy_(median=0, sigma=1, *, generator=None)
 
-Fill with samples from the Cauchy distribution (floating dtypes).""")
+Fill with samples from the Cauchy distribution (floating dtypes).""",
+)

@@ -42,8 +42,11 @@ class Generator:
     def manual_seed(self, seed) -> Generator:
         """Reset the state from ``seed`` (an int in [-2**63, 2**64); negatives wrap mod 2**64)
         and return ``self``."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, backend.generic)) or (
-                isinstance(seed, backend.generic) and seed.dtype.kind not in "iu"):
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, (int, backend.generic))
+            or (isinstance(seed, backend.generic) and seed.dtype.kind not in "iu")
+        ):
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = int(seed)
         if not -(1 << 63) <= seed < _U64:
@@ -65,21 +68,23 @@ class Generator:
     def get_state(self) -> Tensor:
         """The full state as a uint8 tensor (seed, PCG64 state and increment, buffered bits)."""
         st = self._rng.bit_generator.state
-        raw = (self._seed.to_bytes(8, "little")
-               + st["state"]["state"].to_bytes(16, "little")
-               + st["state"]["inc"].to_bytes(16, "little")
-               + int(st["has_uint32"]).to_bytes(8, "little")
-               + int(st["uinteger"]).to_bytes(8, "little"))
+        raw = (
+            self._seed.to_bytes(8, "little")
+            + st["state"]["state"].to_bytes(16, "little")
+            + st["state"]["inc"].to_bytes(16, "little")
+            + int(st["has_uint32"]).to_bytes(8, "little")
+            + int(st["uinteger"]).to_bytes(8, "little")
+        )
         return _finish(_cpu.frombuffer(raw, dtype=_cpu.uint8).copy(), False)
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Restore a state returned by ``get_state``; returns ``self``."""
         if not isinstance(new_state, Tensor):
-            raise TypeError(
-                f"expected an ember.uint8 tensor, but got {type(new_state).__name__}")
+            raise TypeError(f"expected an ember.uint8 tensor, but got {type(new_state).__name__}")
         if new_state.dtype is not _dtype.uint8:
             raise TypeError(
-                f"RNG state must be an ember.uint8 tensor (a ByteTensor), got {new_state.dtype}")
+                f"RNG state must be an ember.uint8 tensor (a ByteTensor), got {new_state.dtype}"
+            )
         if new_state.is_meta:
             raise RuntimeError("RNG state must hold data: got a meta tensor")
         if new_state.numel() != _STATE_SIZE:
@@ -92,8 +97,10 @@ class Generator:
         rng = _cpu.random.Generator(_cpu.random.PCG64())
         rng.bit_generator.state = {
             "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[8:24], "little"),
-                      "inc": int.from_bytes(raw[24:40], "little")},
+            "state": {
+                "state": int.from_bytes(raw[8:24], "little"),
+                "inc": int.from_bytes(raw[24:40], "little"),
+            },
             "has_uint32": int.from_bytes(raw[40:48], "little"),
             "uinteger": int.from_bytes(raw[48:56], "little"),
         }
@@ -141,8 +148,13 @@ def set_rng_state(new_state: Tensor) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled: bool = True, _caller="fork_rng",
-             _devices_kw="devices", device_type="cuda"):
+def fork_rng(
+    devices=None,
+    enabled: bool = True,
+    _caller="fork_rng",
+    _devices_kw="devices",
+    device_type="cuda",
+):
     """Restore the default generator's state on exit (``torch.random.fork_rng``)."""
     if not enabled:
         yield

@@ -68,13 +68,24 @@ def _broadcast_shape(a, b) -> tuple:
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                f"non-singleton dimension {i}")
+                f"non-singleton dimension {i}"
+            )
         out.append(y if x == 1 else x)
     return tuple(out)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False) -> Tensor:
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """Samples from N(mean, std**2): ``mean``/``std`` tensors (broadcast together) or numbers
     with an explicit ``size``.
 
@@ -89,17 +100,23 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if not mt and not st:
         if size is None:
             raise TypeError(
-                "normal() with a number mean and a number std needs a size: "
-                "normal(mean, std, size)")
+                "normal() with a number mean and a number std needs a size: normal(mean, std, size)"
+            )
         m, s = _num(mean, "mean", "normal"), _num(std, "std", "normal")
         if not s >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(s)}")
         shape = _shape((size,))
         npd = _out_dtype(dtype, out)
         _check_float(npd, "normal_kernel_cpu")
-        return _creation(shape, npd, device, requires_grad,
-                         lambda rng, sh, d: _std_normal(rng, sh, d) * _acc(d).type(s)
-                         + _acc(d).type(m), out, gen)
+        return _creation(
+            shape,
+            npd,
+            device,
+            requires_grad,
+            lambda rng, sh, d: _std_normal(rng, sh, d) * _acc(d).type(s) + _acc(d).type(m),
+            out,
+            gen,
+        )
     if size is not None:
         raise TypeError("normal() with a tensor mean or std takes no size argument")
     if mt and not st:
@@ -157,7 +174,8 @@ def _check_p(p: Tensor) -> None:
         raise RuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false. (bernoulli: every "
             f"probability must be in [0, 1]; got a {p.dtype} tensor of shape {tuple(p.shape)} "
-            "with values outside)")
+            "with values outside)"
+        )
 
 
 def _check_p_float(p: float) -> None:
@@ -180,8 +198,17 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         p = _num(p, "p", "bernoulli")
         _check_p_float(p)
         npd = input._data.dtype
-        return _out(_creation(tuple(input._data.shape), npd, input.device, False,
-                              lambda rng, s, d: rng.random(s) < p, generator=gen), out)
+        return _out(
+            _creation(
+                tuple(input._data.shape),
+                npd,
+                input.device,
+                False,
+                lambda rng, s, d: rng.random(s) < p,
+                generator=gen,
+            ),
+            out,
+        )
     npd = input._data.dtype
     _check_float(npd, "bernoulli_tensor_cpu_p_")
     _check_p(input)
@@ -218,8 +245,9 @@ def poisson(input: Tensor, generator=None) -> Tensor:
     return _Poisson.apply(input, draw)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
-                out=None) -> Tensor:
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
+) -> Tensor:
     """Indices sampled from the categorical distribution of each row of ``input`` (weights,
     not necessarily normalized); 1-D or 2-D input, int64 output of shape ``(..., num_samples)``.
 
@@ -236,7 +264,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if d.dtype.kind != "f":
         raise RuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: "
-            f"{_SCALAR_NAME[d.dtype.name]}")
+            f"{_SCALAR_NAME[d.dtype.name]}"
+        )
     n = _int(num_samples, "num_samples", "multinomial")
     if n <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
@@ -244,7 +273,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     if not replacement and n > k:
         raise RuntimeError(
             f"cannot sample n_sample > prob_dist.size(-1) samples without replacement "
-            f"(n_sample={n}, prob_dist.size(-1)={k})")
+            f"(n_sample={n}, prob_dist.size(-1)={k})"
+        )
     xp = backend.namespace(d)
     out_shape = (*d.shape[:-1], n)
     if xp.device_type == "meta":

@@ -64,6 +64,7 @@ def _describe(f) -> str:
 
 # ---- save ------------------------------------------------------------------------------------
 
+
 def _archive_name(f) -> str:
     """The archive's top folder: the file's name without extension, as PyTorch names it."""
     if not _is_path(f):
@@ -82,8 +83,9 @@ def _serialization_id() -> str:
 _PIPELINE_BYTES = 1 << 24  # below this, threads cost more than they save
 
 
-def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: bool,
-               sync=None) -> None:
+def _write_zip(
+    file, archive: str, pickle_bytes: bytes, storages, byteorder: bool, sync=None
+) -> None:
     """Write the archive. Large storages are pipelined: their CRC-32s are computed in a
     thread while the main thread writes (both release the GIL), and with ``sync`` (a path's
     file descriptor) the written part is flushed to disk in another thread while later
@@ -92,8 +94,9 @@ def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: boo
     pipeline = total >= _PIPELINE_BYTES
     pool = ThreadPoolExecutor(2) if pipeline else None
     try:
-        crcs = [pool.submit(zlib.crc32, raw) if pipeline and raw.nbytes else None
-                for _, raw in storages]
+        crcs = [
+            pool.submit(zlib.crc32, raw) if pipeline and raw.nbytes else None for _, raw in storages
+        ]
         flushing = None
         zw = ZipWriter(file, archive)
         zw.write_record("data.pkl", pickle_bytes)
@@ -105,8 +108,7 @@ def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: boo
             zw.write_record(f"data/{key}", raw, raw.nbytes, crc and crc.result)
             if sync is not None and pipeline and (flushing is None or flushing.done()):
                 file.flush()
-                flushing = pool.submit(os.fdatasync if hasattr(os, "fdatasync") else os.fsync,
-                                       sync)
+                flushing = pool.submit(os.fdatasync if hasattr(os, "fdatasync") else os.fsync, sync)
         zw.write_record("version", b"3\n")
         zw.write_record(".data/serialization_id", _serialization_id().encode())
         zw.finish()
@@ -117,9 +119,14 @@ def _write_zip(file, archive: str, pickle_bytes: bytes, storages, byteorder: boo
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True,
-         _disable_byteorder_record: bool = False) -> None:
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol: int = DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Save ``obj`` (a state dict, any nest of containers, tensors and numbers, or any picklable
     object) to ``f`` in PyTorch's checkpoint format.
 
@@ -153,13 +160,15 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
     if _is_path(f) and os.fspath(f).endswith(".safetensors"):
         st = _safetensors()
         if st is None:
-            raise RuntimeError("ember.save: safetensors support (ember.serialization."
-                               "safetensors) is not available")
+            raise RuntimeError(
+                "ember.save: safetensors support (ember.serialization.safetensors) is not available"
+            )
         return st.save(obj, f)
     if not _use_new_zipfile_serialization:
         raise NotImplementedError(
             "ember.save writes the zip checkpoint format only "
-            "(_use_new_zipfile_serialization=False is not supported)")
+            "(_use_new_zipfile_serialization=False is not supported)"
+        )
     # Pickle first, in memory: a failure here happens before any file is touched.
     buf = io.BytesIO()
     pickler = _pickler.pickler_class(pickle_module)(buf, pickle_protocol)
@@ -177,11 +186,13 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
     elif hasattr(f, "write"):
         write(f)
     else:
-        raise TypeError(f"ember.save: f must be a path or a writable binary file object, got "
-                        f"{type(f).__name__}")
+        raise TypeError(
+            f"ember.save: f must be a path or a writable binary file object, got {type(f).__name__}"
+        )
 
 
 # ---- load ------------------------------------------------------------------------------------
+
 
 class _Window:
     """A binary file seen from ``base`` on (a checkpoint that starts mid-stream)."""
@@ -204,7 +215,7 @@ class _Window:
         if hasattr(self._f, "readinto"):
             return self._f.readinto(buf)
         data = self._f.read(len(memoryview(buf).cast("B")))
-        memoryview(buf).cast("B")[:len(data)] = data
+        memoryview(buf).cast("B")[: len(data)] = data
         return len(data)
 
     def readline(self, *args) -> bytes:
@@ -216,13 +227,19 @@ def _resolve_weights_only(weights_only, pickle_module):
         # NOTE: matches torch: an explicit pickle_module means a full (trusted) load.
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
-        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
-                           "specified")
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     return weights_only, pickle_module or pickle
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
-         mmap: bool | None = None, **pickle_load_args):
+def load(
+    f,
+    map_location=None,
+    pickle_module=None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args,
+):
     """Load an object saved by ``ember.save`` or ``torch.save`` (or a safetensors file).
 
     The format is detected from the content: PyTorch's zip checkpoint, its legacy pre-1.6
@@ -271,17 +288,20 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         raise ValueError("f must be a file path in order to use the mmap argument")
     if _is_path(f):
         with open(f, "rb") as fh:
-            return _load_open(f, fh, where, restore, weights_only, pickle_module, mmap,
-                              load_args, map_location)
+            return _load_open(
+                f, fh, where, restore, weights_only, pickle_module, mmap, load_args, map_location
+            )
     if not (hasattr(f, "read") and hasattr(f, "seek")):
-        raise TypeError(f"ember.load: f must be a path or a readable, seekable binary file "
-                        f"object, got {type(f).__name__}")
-    return _load_open(f, f, where, restore, weights_only, pickle_module, mmap, load_args,
-                      map_location)
+        raise TypeError(
+            f"ember.load: f must be a path or a readable, seekable binary file "
+            f"object, got {type(f).__name__}"
+        )
+    return _load_open(
+        f, f, where, restore, weights_only, pickle_module, mmap, load_args, map_location
+    )
 
 
-def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_args,
-               map_location):
+def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_args, map_location):
     base = fh.tell()
     end = fh.seek(0, 2)
     length = end - base
@@ -297,22 +317,26 @@ def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_ar
         if length == 0:
             raise RuntimeError("the file is empty")
         if head[:4] == b"PK\x03\x04" or head[:4] == b"PK\x05\x06":
-            return _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap,
-                             load_args)
+            return _load_zip(
+                fh, base, length, restore, weights_only, pickle_module, mmap, load_args
+            )
         if mmap:
             raise RuntimeError(
                 "mmap can only be used with files saved with the zip format "
                 "(ember.save, or torch.save with _use_new_zipfile_serialization=True); "
-                "re-save the checkpoint to use mmap")
+                "re-save the checkpoint to use mmap"
+            )
         if _load.is_tar(head):
-            raise RuntimeError("the file is in PyTorch's oldest (tar) checkpoint format, "
-                               "which ember does not read; re-save it with torch.save")
+            raise RuntimeError(
+                "the file is in PyTorch's oldest (tar) checkpoint format, "
+                "which ember does not read; re-save it with torch.save"
+            )
         if head[:1] in (b"\x80", b"L", b"I", b"("):
-            return _load_legacy(fh, base, length, restore, weights_only, pickle_module,
-                                load_args)
+            return _load_legacy(fh, base, length, restore, weights_only, pickle_module, load_args)
         raise RuntimeError(
             f"not a checkpoint: it starts with {head[:16]!r}, which is neither a zip archive "
-            "(ember.save / torch.save), PyTorch's legacy format nor safetensors")
+            "(ember.save / torch.save), PyTorch's legacy format nor safetensors"
+        )
     except UnpicklingError as e:
         raise UnpicklingError(f"ember.load({where}): {e}") from None
     except ZipError as e:
@@ -320,13 +344,15 @@ def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_ar
     except (RuntimeError, ValueError) as e:
         raise _retyped(e, f"ember.load({where}): {e}") from None
     except (EOFError, OSError, struct.error, MemoryError, OverflowError) as e:
-        raise RuntimeError(f"ember.load({where}): the file is truncated or corrupt: "
-                           f"{type(e).__name__}: {e}") from None
+        raise RuntimeError(
+            f"ember.load({where}): the file is truncated or corrupt: {type(e).__name__}: {e}"
+        ) from None
     except Exception as e:
         if not weights_only:  # a full load runs the file's own code: its errors are its own
             raise
-        raise RuntimeError(f"ember.load({where}): the file is corrupt: "
-                           f"{type(e).__name__}: {e}") from None
+        raise RuntimeError(
+            f"ember.load({where}): the file is corrupt: {type(e).__name__}: {e}"
+        ) from None
 
 
 def _retyped(e: Exception, msg: str) -> Exception:
@@ -347,8 +373,15 @@ def _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap, load
         # default MAP_PRIVATE.
         mm = _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
     try:
-        return _load.load_zip(file, length, restore, weights_only=weights_only,
-                              pickle_module=pickle_module, mm=mm, load_args=load_args)
+        return _load.load_zip(
+            file,
+            length,
+            restore,
+            weights_only=weights_only,
+            pickle_module=pickle_module,
+            mm=mm,
+            load_args=load_args,
+        )
     except Exception:
         if mm is not None:
             try:
@@ -369,13 +402,20 @@ def _load_legacy(fh, base, length, restore, weights_only, pickle_module, load_ar
         import mmap as _mmap
 
         mm = _mmap.mmap(fileno, 0, access=_mmap.ACCESS_READ)
-        data = memoryview(mm)[base:base + length]
+        data = memoryview(mm)[base : base + length]
     else:
         fh.seek(base)
         data = fh.read(length)
     try:
-        return _load.load_legacy(data, file, 0, restore, weights_only=weights_only,
-                                 pickle_module=pickle_module, load_args=load_args)
+        return _load.load_legacy(
+            data,
+            file,
+            0,
+            restore,
+            weights_only=weights_only,
+            pickle_module=pickle_module,
+            load_args=load_args,
+        )
     finally:
         if fileno is not None:
             data.release()

@@ -43,7 +43,8 @@ class Restore:
         else:
             raise TypeError(
                 "ember.load: map_location must be None, a str, an ember.device, a dict or a "
-                f"callable, got {type(map_location).__name__}")
+                f"callable, got {type(map_location).__name__}"
+            )
 
     def target(self, location) -> device | None:
         """The device a storage saved at ``location`` loads to (None: ask the callable)."""
@@ -66,7 +67,8 @@ class Restore:
         if not isinstance(result, UntypedStorage):
             raise TypeError(
                 "ember.load: a map_location callable must return the storage it was given "
-                f"(possibly moved with .to()/.cpu()) or None, got {type(result).__name__}")
+                f"(possibly moved with .to()/.cpu()) or None, got {type(result).__name__}"
+            )
         return result
 
 
@@ -90,15 +92,20 @@ def _pid_fields(pid, n: int):
 
 # ---- zip -------------------------------------------------------------------------------------
 
+
 def load_zip(file, length, restore, *, weights_only, pickle_module, mm, load_args):
     zr = ZipReader(file, length)
     rec = zr.get("data.pkl")
     if rec is None:
         if zr.get("constants.pkl") is not None:
-            raise RuntimeError("this is a TorchScript archive (torch.jit.save), which ember "
-                               "cannot load; save a state_dict() with torch.save instead")
-        raise RuntimeError(f"not a PyTorch checkpoint: the zip archive has no data.pkl "
-                           f"(records: {', '.join(list(zr.records)[:5])})")
+            raise RuntimeError(
+                "this is a TorchScript archive (torch.jit.save), which ember "
+                "cannot load; save a state_dict() with torch.save instead"
+            )
+        raise RuntimeError(
+            f"not a PyTorch checkpoint: the zip archive has no data.pkl "
+            f"(records: {', '.join(list(zr.records)[:5])})"
+        )
     swap = False
     bo = zr.get("byteorder")
     if bo is not None:
@@ -119,30 +126,39 @@ def load_zip(file, length, restore, *, weights_only, pickle_module, mm, load_arg
         found = storages.get(key)
         if found is not None:
             if nbytes > found.untyped.nbytes():
-                raise RuntimeError(f"storage {key} is used with {nbytes} bytes but holds "
-                                   f"{found.untyped.nbytes()}")
+                raise RuntimeError(
+                    f"storage {key} is used with {nbytes} bytes but holds {found.untyped.nbytes()}"
+                )
             return TypedStorage(found.untyped, stype.dtype)
         srec = zr.get(f"data/{key}")
         if srec is None:
-            raise RuntimeError(f"the archive has no record data/{key} for a storage the "
-                               "pickle names")
+            raise RuntimeError(
+                f"the archive has no record data/{key} for a storage the pickle names"
+            )
         if srec.size != nbytes:
-            raise RuntimeError(f"record data/{key} holds {srec.size} bytes, but the pickle "
-                               f"declares {numel} elements of {stype.dtype} ({nbytes} bytes)")
+            raise RuntimeError(
+                f"record data/{key} holds {srec.size} bytes, but the pickle "
+                f"declares {numel} elements of {stype.dtype} ({nbytes} bytes)"
+            )
         target = restore.target(location)
         if target is not None and target.type == "meta":
             us = UntypedStorage(None, nbytes, _META)
         else:
             if mm is not None:
                 if srec.method != 0:
-                    raise RuntimeError(f"record data/{key} is compressed; mmap=True needs "
-                                       "stored (uncompressed) records")
+                    raise RuntimeError(
+                        f"record data/{key} is compressed; mmap=True needs "
+                        "stored (uncompressed) records"
+                    )
                 raw = _storage.frombuffer(mm, zr.data_offset(srec), nbytes)
             else:
                 raw = _storage.empty_bytes(nbytes)
                 zr.read_into(srec, raw)
-            if swap and stype.dtype.itemsize > 1 and not isinstance(stype.dtype,
-                                                                    _rebuild.TorchDtype):
+            if (
+                swap
+                and stype.dtype.itemsize > 1
+                and not isinstance(stype.dtype, _rebuild.TorchDtype)
+            ):
                 _storage.byteswap(_storage.typed(raw, stype.dtype._np))
             us = UntypedStorage(raw, nbytes, _CPU)
             if target is None:
@@ -152,13 +168,16 @@ def load_zip(file, length, restore, *, weights_only, pickle_module, mm, load_arg
         return ts
 
     if weights_only:
-        return _unpickler.WeightsUnpickler(pickle_bytes, persistent_load,
-                                           encoding=load_args.get("encoding", "utf-8")).load()
-    return _unpickler.full_unpickler(pickle_module, io.BytesIO(pickle_bytes), persistent_load,
-                                     **load_args).load()
+        return _unpickler.WeightsUnpickler(
+            pickle_bytes, persistent_load, encoding=load_args.get("encoding", "utf-8")
+        ).load()
+    return _unpickler.full_unpickler(
+        pickle_module, io.BytesIO(pickle_bytes), persistent_load, **load_args
+    ).load()
 
 
 # ---- legacy ----------------------------------------------------------------------------------
+
 
 def is_tar(head: bytes) -> bool:
     return len(head) >= 262 and head[257:262] == b"ustar"
@@ -188,8 +207,10 @@ def load_legacy(data, file, base, restore, *, weights_only, pickle_module, load_
                 # Filled from the data section after the pickles (as PyTorch does); cap the
                 # size by what the file could hold so a corrupt count cannot allocate at will.
                 if nbytes > len(data):
-                    raise RuntimeError(f"storage {root_key!r:.50} declares {nbytes} bytes, more "
-                                       f"than the whole file ({len(data)} bytes)")
+                    raise RuntimeError(
+                        f"storage {root_key!r:.50} declares {nbytes} bytes, more "
+                        f"than the whole file ({len(data)} bytes)"
+                    )
                 us = UntypedStorage(_storage.empty_bytes(nbytes), nbytes, _CPU)
             roots[root_key] = [TypedStorage(us, dt), location, target]
         root = roots[root_key][0]
@@ -200,14 +221,13 @@ def load_legacy(data, file, base, restore, *, weights_only, pickle_module, load_
         except (TypeError, ValueError):
             raise UnpicklingError(f"bad storage view metadata {view_metadata!r:.100}") from None
         if view_key not in views:
-            if type(offset) is not int or type(view_size) is not int or offset < 0 \
-                    or view_size < 0:
+            if type(offset) is not int or type(view_size) is not int or offset < 0 or view_size < 0:
                 raise UnpicklingError(f"bad storage view metadata {view_metadata!r:.100}")
             isz = dt.itemsize
             ru = root.untyped
             if (offset + view_size) * isz > ru.nbytes():
                 raise RuntimeError(f"storage view {view_key!r:.50} runs past its root storage")
-            raw = None if ru._raw is None else ru._raw[offset * isz:(offset + view_size) * isz]
+            raw = None if ru._raw is None else ru._raw[offset * isz : (offset + view_size) * isz]
             views[view_key] = TypedStorage(UntypedStorage(raw, view_size * isz, ru.device), dt)
         return views[view_key]
 
@@ -240,15 +260,19 @@ def load_legacy(data, file, base, restore, *, weights_only, pickle_module, load_
         ts, location, target = entry
         if pos + 8 > len(data):
             raise RuntimeError("the file is truncated in its storage data")
-        numel = int.from_bytes(data[pos:pos + 8], "little", signed=True)
+        numel = int.from_bytes(data[pos : pos + 8], "little", signed=True)
         nbytes = numel * ts.dtype.itemsize
         pos += 8
         if nbytes != ts.untyped.nbytes():
-            raise RuntimeError(f"storage {key!r:.50} has {numel} elements in the data section "
-                               f"but the pickle declares {ts.untyped.nbytes()} bytes")
+            raise RuntimeError(
+                f"storage {key!r:.50} has {numel} elements in the data section "
+                f"but the pickle declares {ts.untyped.nbytes()} bytes"
+            )
         if pos + nbytes > len(data):
-            raise RuntimeError(f"the file is truncated in storage {key!r:.50}: needs "
-                               f"{nbytes} bytes at byte {pos}, the file has {len(data)}")
+            raise RuntimeError(
+                f"the file is truncated in storage {key!r:.50}: needs "
+                f"{nbytes} bytes at byte {pos}, the file has {len(data)}"
+            )
         raw = ts.untyped._raw
         if raw is not None and nbytes:
             file.seek(base + pos)
@@ -263,7 +287,8 @@ def load_legacy(data, file, base, restore, *, weights_only, pickle_module, load_
             if moved is not ts.untyped:
                 raise RuntimeError(
                     "ember.load: with a legacy-format checkpoint, a map_location callable may "
-                    "only return the storage it was given or None")
+                    "only return the storage it was given or None"
+                )
     return result
 
 

@@ -44,9 +44,15 @@ REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
 
 # PyTorch's legacy typed-storage class per dtype: the storage type of a persistent id.
 STORAGE_NAMES = {
-    "bool": "BoolStorage", "uint8": "ByteStorage", "int8": "CharStorage",
-    "int16": "ShortStorage", "int32": "IntStorage", "int64": "LongStorage",
-    "float16": "HalfStorage", "float32": "FloatStorage", "float64": "DoubleStorage",
+    "bool": "BoolStorage",
+    "uint8": "ByteStorage",
+    "int8": "CharStorage",
+    "int16": "ShortStorage",
+    "int32": "IntStorage",
+    "int64": "LongStorage",
+    "float16": "HalfStorage",
+    "float32": "FloatStorage",
+    "float64": "DoubleStorage",
 }
 _STORAGE_TYPES = {d: TorchName("torch", STORAGE_NAMES[d.name]) for d in _dtype.all_dtypes}
 
@@ -54,9 +60,17 @@ _STORAGE_TYPES = {d: TorchName("torch", STORAGE_NAMES[d.name]) for d in _dtype.a
 def _global_names() -> dict[int, tuple[str, str, object]]:
     from ember.nn.parameter import Parameter
 
-    names = {id(g): (g.module, g.name, g) for g in (
-        REBUILD_TENSOR_V2, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE, REBUILD_META,
-        REBUILD_FROM_TYPE_V2, *_STORAGE_TYPES.values())}
+    names = {
+        id(g): (g.module, g.name, g)
+        for g in (
+            REBUILD_TENSOR_V2,
+            REBUILD_PARAMETER,
+            REBUILD_PARAMETER_WITH_STATE,
+            REBUILD_META,
+            REBUILD_FROM_TYPE_V2,
+            *_STORAGE_TYPES.values(),
+        )
+    }
     for d in _dtype.all_dtypes:
         names[id(d)] = ("torch", d.name, d)
     names[id(Size)] = ("torch", "Size", Size)
@@ -154,13 +168,17 @@ def _pickler_class(base):
                     location = f"cuda:{xp.device_index(arr) or 0}"
                     arr = xp.to_numpy(arr)
                 ref, offset, strides = self._storage(arr, dt, location)
-                inner = (REBUILD_TENSOR_V2,
-                         (ref, offset, tuple(arr.shape), strides, False, OrderedDict()))
+                inner = (
+                    REBUILD_TENSOR_V2,
+                    (ref, offset, tuple(arr.shape), strides, False, OrderedDict()),
+                )
             state = _user_state(t)
             if isinstance(t, Parameter):
                 if state:
-                    return (REBUILD_PARAMETER_WITH_STATE,
-                            (_Reduced(inner), rg, OrderedDict(), state))
+                    return (
+                        REBUILD_PARAMETER_WITH_STATE,
+                        (_Reduced(inner), rg, OrderedDict(), state),
+                    )
                 return (REBUILD_PARAMETER, (_Reduced(inner), rg, OrderedDict()))
             func, args = inner
             if rg:
@@ -192,7 +210,8 @@ def _pickler_class(base):
                     raise RuntimeError(
                         "Cannot save multiple tensors or storages that view the same data as "
                         f"different types: one is {first_dt}, another {dt}. Save a .clone() of "
-                        "one of them.")
+                        "one of them."
+                    )
             pid = ("storage", _STORAGE_TYPES[dt], key, location, raw.nbytes // isz)
             strides = tuple(s // isz for s in arr.strides)
             return _StorageRef(pid), off // isz, strides
@@ -222,5 +241,6 @@ def pickler_class(pickle_module):
             f"ember.save: pickle_module {getattr(pickle_module, '__name__', pickle_module)!r} "
             "has no pure-Python Pickler (a subclass of pickle._Pickler, as dill's is); ember "
             "writes PyTorch's global names without importing PyTorch, which needs one. Use "
-            "the default pickle module.")
+            "the default pickle module."
+        )
     return _pickler_class(base)

@@ -35,13 +35,34 @@ class TorchDtype:
         return (_missing_dtype, (self.name,))
 
 
-_MISSING_DTYPES = {name: TorchDtype(name, size) for name, size in (
-    ("bfloat16", 2), ("complex32", 4), ("complex64", 8), ("complex128", 16), ("uint16", 2),
-    ("uint32", 4), ("uint64", 8), ("float8_e4m3fn", 1), ("float8_e5m2", 1),
-    ("float8_e4m3fnuz", 1), ("float8_e5m2fnuz", 1), ("float8_e8m0fnu", 1),
-    ("float4_e2m1fn_x2", 1), ("qint8", 1), ("quint8", 1), ("qint32", 4), ("quint4x2", 1),
-    ("quint2x4", 1), ("bits1x8", 1), ("bits2x4", 1), ("bits4x2", 1), ("bits8", 1),
-    ("bits16", 2))}
+_MISSING_DTYPES = {
+    name: TorchDtype(name, size)
+    for name, size in (
+        ("bfloat16", 2),
+        ("complex32", 4),
+        ("complex64", 8),
+        ("complex128", 16),
+        ("uint16", 2),
+        ("uint32", 4),
+        ("uint64", 8),
+        ("float8_e4m3fn", 1),
+        ("float8_e5m2", 1),
+        ("float8_e4m3fnuz", 1),
+        ("float8_e5m2fnuz", 1),
+        ("float8_e8m0fnu", 1),
+        ("float4_e2m1fn_x2", 1),
+        ("qint8", 1),
+        ("quint8", 1),
+        ("qint32", 4),
+        ("quint4x2", 1),
+        ("quint2x4", 1),
+        ("bits1x8", 1),
+        ("bits2x4", 1),
+        ("bits4x2", 1),
+        ("bits8", 1),
+        ("bits16", 2),
+    )
+}
 
 
 def _missing_dtype(name: str) -> TorchDtype:
@@ -56,6 +77,7 @@ def dtype_named(name: str):
 
 # ---- storages --------------------------------------------------------------------------------
 
+
 class StorageType:
     """``torch.FloatStorage`` and its kin: names the dtype of a persistent storage id."""
 
@@ -69,12 +91,23 @@ class StorageType:
 
 
 _STORAGE_DTYPES = {
-    "BoolStorage": "bool", "ByteStorage": "uint8", "CharStorage": "int8",
-    "ShortStorage": "int16", "IntStorage": "int32", "LongStorage": "int64",
-    "HalfStorage": "float16", "FloatStorage": "float32", "DoubleStorage": "float64",
-    "BFloat16Storage": "bfloat16", "ComplexFloatStorage": "complex64",
-    "ComplexDoubleStorage": "complex128", "QInt8Storage": "qint8", "QUInt8Storage": "quint8",
-    "QInt32Storage": "qint32", "QUInt4x2Storage": "quint4x2", "QUInt2x4Storage": "quint2x4",
+    "BoolStorage": "bool",
+    "ByteStorage": "uint8",
+    "CharStorage": "int8",
+    "ShortStorage": "int16",
+    "IntStorage": "int32",
+    "LongStorage": "int64",
+    "HalfStorage": "float16",
+    "FloatStorage": "float32",
+    "DoubleStorage": "float64",
+    "BFloat16Storage": "bfloat16",
+    "ComplexFloatStorage": "complex64",
+    "ComplexDoubleStorage": "complex128",
+    "QInt8Storage": "qint8",
+    "QUInt8Storage": "quint8",
+    "QInt32Storage": "qint32",
+    "QUInt4x2Storage": "quint4x2",
+    "QUInt2x4Storage": "quint2x4",
 }
 STORAGE_TYPES = {name: StorageType(name, dtype_named(d)) for name, d in _STORAGE_DTYPES.items()}
 UNTYPED = StorageType("UntypedStorage", _dtype.uint8)
@@ -145,9 +178,12 @@ def _no_device(location: str) -> RuntimeError:
             f"Attempting to deserialize object on a CUDA device ({location}) but ember has no "
             "CUDA backend (ember.cuda.is_available() is False). If you are running on a "
             "CPU-only machine, use ember.load with map_location=ember.device('cpu') to map "
-            "your storages to the CPU.")
-    return RuntimeError(f"don't know how to restore data location {location!r}: ember "
-                        "supports 'cpu' and 'meta' (pass map_location='cpu')")
+            "your storages to the CPU."
+        )
+    return RuntimeError(
+        f"don't know how to restore data location {location!r}: ember "
+        "supports 'cpu' and 'meta' (pass map_location='cpu')"
+    )
 
 
 def check_location(location) -> device:
@@ -163,9 +199,11 @@ def check_location(location) -> device:
 
 # ---- tensors ---------------------------------------------------------------------------------
 
+
 def _ints(value, what: str) -> tuple:
     if not isinstance(value, (tuple, list)) or not all(
-            type(v) is int or type(v) is bool for v in value):  # noqa: E721  (exact int)
+        type(v) is int or type(v) is bool for v in value
+    ):  # noqa: E721  (exact int)
         raise RuntimeError(f"tensor {what} must be a tuple of ints, got {value!r:.200}")
     return tuple(int(v) for v in value)
 
@@ -175,7 +213,8 @@ def _ember_dtype(d, context: str):
         raise RuntimeError(
             f"the checkpoint holds a tensor of dtype torch.{d.name} ({context}); ember has no "
             f"such dtype (it has {', '.join(x.name for x in _dtype.all_dtypes)}). Convert it "
-            "in PyTorch first, e.g. tensor.float()")
+            "in PyTorch first, e.g. tensor.float()"
+        )
     if d.__class__ is not _dtype.dtype:
         raise RuntimeError(f"expected a dtype, got {d!r:.200} ({context})")
     return d
@@ -192,13 +231,15 @@ def tensor_from_storage(storage, offset, size, stride, dtype=None) -> Tensor:
     size = _ints(size, "size")
     stride = _ints(stride, "stride")
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape: size {list(size)}, "
-                           f"stride {list(stride)}")
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: size {list(size)}, stride {list(stride)}"
+        )
     if any(s < 0 for s in size):
         raise RuntimeError(f"negative dimension in tensor size {list(size)}")
     if offset < 0 or any(s < 0 for s in stride):
-        raise RuntimeError(f"tensor storage offset {offset} and strides {list(stride)} must "
-                           "be non-negative")
+        raise RuntimeError(
+            f"tensor storage offset {offset} and strides {list(stride)} must be non-negative"
+        )
     us = storage.untyped
     isz = dt.itemsize
     numel = math.prod(size)
@@ -211,10 +252,11 @@ def tensor_from_storage(storage, offset, size, stride, dtype=None) -> Tensor:
             raise RuntimeError(
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                 f"{offset}, and itemsize {isz} requiring a storage size of {need * isz} are "
-                f"out of bounds for storage of size {us._nbytes}")
+                f"out of bounds for storage of size {us._nbytes}"
+            )
     raw = us._raw
     if raw.nbytes % isz:
-        raw = raw[:capacity * isz]
+        raw = raw[: capacity * isz]
     try:
         arr = _storage.strided(_storage.typed(raw, dt._np), size, stride, offset)
     except (ValueError, MemoryError) as e:  # a shape NumPy cannot represent (too big)
@@ -234,16 +276,18 @@ def rebuild_tensor(storage, storage_offset, size, stride):
     return tensor_from_storage(storage, storage_offset, size, stride)
 
 
-def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
-                      backward_hooks=None, metadata=None):
-    return _requires_grad(tensor_from_storage(storage, storage_offset, size, stride),
-                          requires_grad)
+def rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None
+):
+    return _requires_grad(tensor_from_storage(storage, storage_offset, size, stride), requires_grad)
 
 
-def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
-                      dtype, metadata=None):
-    return _requires_grad(tensor_from_storage(storage, storage_offset, size, stride, dtype),
-                          requires_grad)
+def rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
+    return _requires_grad(
+        tensor_from_storage(storage, storage_offset, size, stride, dtype), requires_grad
+    )
 
 
 def rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad=False):
@@ -252,8 +296,9 @@ def rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad=False):
     _ints(stride, "stride")
     if any(s < 0 for s in size):
         raise RuntimeError(f"negative dimension in tensor size {list(size)}")
-    return _requires_grad(_wrap(backend.for_device("meta").empty(size, dtype=dt._np)),
-                          requires_grad)
+    return _requires_grad(
+        _wrap(backend.for_device("meta").empty(size, dtype=dt._np)), requires_grad
+    )
 
 
 def rebuild_device_tensor_from_cpu_tensor(data, dtype, device_, requires_grad):
@@ -314,8 +359,7 @@ def _as_subclass(t: Tensor, cls) -> Tensor:
 
 def rebuild_from_type_v2(func, new_type, args, state):
     if func not in _REBUILD_FUNCS:
-        raise RuntimeError(f"_rebuild_from_type_v2: {func!r:.100} is not a tensor rebuild "
-                           "function")
+        raise RuntimeError(f"_rebuild_from_type_v2: {func!r:.100} is not a tensor rebuild function")
     if not isinstance(args, tuple):
         raise RuntimeError(f"_rebuild_from_type_v2: args must be a tuple, got {args!r:.100}")
     ret = func(*args)
@@ -332,8 +376,10 @@ def rebuild_from_type_v2(func, new_type, args, state):
 
 def _unsupported(kind: str, name: str):
     def rebuild(*args, **kwargs):
-        raise RuntimeError(f"the checkpoint holds a {kind} tensor (torch._utils.{name}); "
-                           "ember supports dense strided tensors only")
+        raise RuntimeError(
+            f"the checkpoint holds a {kind} tensor (torch._utils.{name}); "
+            "ember supports dense strided tensors only"
+        )
 
     rebuild.__name__ = name
     return rebuild
@@ -341,19 +387,27 @@ def _unsupported(kind: str, name: str):
 
 def get_layout(name):
     if name != "torch.strided":
-        raise RuntimeError(f"the checkpoint uses tensor layout {name!r:.100}; ember supports "
-                           "torch.strided only")
+        raise RuntimeError(
+            f"the checkpoint uses tensor layout {name!r:.100}; ember supports torch.strided only"
+        )
     return "torch.strided"
 
 
 # ---- safe stand-ins for the builtins PyTorch allows ------------------------------------------
 
+
 def codecs_encode(obj, encoding="utf-8", errors="strict"):
     """``_codecs.encode`` as protocol-2 pickles use it for bytes: text codecs only."""
     if type(obj) is not str or codecs.lookup(encoding).name not in (
-            "latin-1", "iso8859-1", "utf-8", "ascii"):
-        raise RuntimeError(f"_codecs.encode is allowed for text codecs on str only, got "
-                           f"{type(obj).__name__} with {encoding!r:.50}")
+        "latin-1",
+        "iso8859-1",
+        "utf-8",
+        "ascii",
+    ):
+        raise RuntimeError(
+            f"_codecs.encode is allowed for text codecs on str only, got "
+            f"{type(obj).__name__} with {encoding!r:.50}"
+        )
     return codecs.encode(obj, encoding, errors)
 
 
@@ -367,17 +421,22 @@ def safe_bytearray(*args):
 def _size(*args):
     if len(args) != 1:
         raise RuntimeError(f"torch.Size takes one sequence of ints, got {len(args)} arguments")
-    return Size(_ints(tuple(args[0]) if isinstance(args[0], (list, tuple)) else args[0],
-                      "Size"))
+    return Size(_ints(tuple(args[0]) if isinstance(args[0], (list, tuple)) else args[0], "Size"))
 
 
 def _device(*args):
     return device(*args)
 
 
-_REBUILD_FUNCS = {rebuild_tensor, rebuild_tensor_v2, rebuild_tensor_v3,
-                  rebuild_meta_tensor_no_storage, rebuild_device_tensor_from_cpu_tensor,
-                  rebuild_parameter, rebuild_parameter_with_state}
+_REBUILD_FUNCS = {
+    rebuild_tensor,
+    rebuild_tensor_v2,
+    rebuild_tensor_v3,
+    rebuild_meta_tensor_no_storage,
+    rebuild_device_tensor_from_cpu_tensor,
+    rebuild_parameter,
+    rebuild_parameter_with_state,
+}
 
 
 def allowed_globals() -> dict[str, object]:
@@ -410,13 +469,17 @@ def allowed_globals() -> dict[str, object]:
         "torch._utils._rebuild_parameter": rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
         "torch._utils._rebuild_meta_tensor_no_storage": rebuild_meta_tensor_no_storage,
-        "torch._utils._rebuild_device_tensor_from_cpu_tensor":
-            rebuild_device_tensor_from_cpu_tensor,
+        "torch._utils._rebuild_device_tensor_from_cpu_tensor": (
+            rebuild_device_tensor_from_cpu_tensor
+        ),
     }
-    for kind, name in (("quantized", "_rebuild_qtensor"), ("sparse", "_rebuild_sparse_tensor"),
-                       ("nested", "_rebuild_nested_tensor"),
-                       ("wrapper-subclass", "_rebuild_wrapper_subclass"),
-                       ("NumPy-backed device", "_rebuild_device_tensor_from_numpy")):
+    for kind, name in (
+        ("quantized", "_rebuild_qtensor"),
+        ("sparse", "_rebuild_sparse_tensor"),
+        ("nested", "_rebuild_nested_tensor"),
+        ("wrapper-subclass", "_rebuild_wrapper_subclass"),
+        ("NumPy-backed device", "_rebuild_device_tensor_from_numpy"),
+    ):
         table[f"torch._utils.{name}"] = _unsupported(kind, name)
     for d in _dtype.all_dtypes:
         table[f"torch.{d.name}"] = d
@@ -436,9 +499,12 @@ def callable_globals(table: dict[str, object]) -> set[int]:
     from ember.nn.parameter import Parameter
 
     refs_only = (Tensor,)
-    ids = {id(v) for v in table.values()
-           if callable(v) and v not in refs_only and not isinstance(
-               v, (StorageType, TorchDtype, _dtype.dtype))}
+    ids = {
+        id(v)
+        for v in table.values()
+        if callable(v)
+        and v not in refs_only
+        and not isinstance(v, (StorageType, TorchDtype, _dtype.dtype))
+    }
     ids.add(id(Parameter))
     return ids
-

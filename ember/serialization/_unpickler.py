@@ -29,7 +29,8 @@ _CALLABLE: set[int] = set()
 
 _UNSAFE_HINT = (
     "Re-running ember.load with weights_only=False will likely succeed, but it can result in "
-    "arbitrary code execution: do it only if you got the file from a trusted source.")
+    "arbitrary code execution: do it only if you got the file from a trusted source."
+)
 
 
 def _tables():
@@ -85,7 +86,8 @@ class WeightsUnpickler:
                 f"Unsupported global: GLOBAL {full} is not an allowed global: ember's "
                 "weights-only load accepts plain containers, tensor rebuild functions, "
                 "storage types, dtypes, Size, device and Parameter, and never imports or "
-                "calls anything else.")
+                "calls anything else."
+            )
         return obj
 
     def load(self):  # noqa: C901  (one loop over opcodes: the interpreter)
@@ -103,17 +105,17 @@ class WeightsUnpickler:
             if k < 0 or pos + k > n:
                 self.pos = pos
                 self._fail(f"pickle data was truncated (wanted {k} bytes)")
-            b = data[pos:pos + k]
+            b = data[pos : pos + k]
             pos += k
             return b
 
         def line():
             nonlocal pos
-            end = bytes(data[pos:pos + 65536]).find(b"\n")
+            end = bytes(data[pos : pos + 65536]).find(b"\n")
             if end < 0:
                 self.pos = pos
                 self._fail("pickle data was truncated (a text opcode lacks its newline)")
-            b = bytes(data[pos:pos + end])
+            b = bytes(data[pos : pos + end])
             pos += end + 1
             return b
 
@@ -159,7 +161,8 @@ class WeightsUnpickler:
                     if id(func) not in callables:
                         raise weights_only_error(
                             f"Trying to call reduce for unrecognized function {func!r:.200}: "
-                            "only tensor rebuild functions and plain containers may be called.")
+                            "only tensor rebuild functions and plain containers may be called."
+                        )
                     if type(args) is not tuple:
                         self.pos = pos
                         self._fail(f"REDUCE arguments must be a tuple, got {type(args).__name__}")
@@ -168,7 +171,8 @@ class WeightsUnpickler:
                     pid = stack.pop()
                     if type(pid) is not tuple:
                         raise weights_only_error(
-                            f"persistent_load id must be a tuple, got {type(pid).__name__}")
+                            f"persistent_load id must be a tuple, got {type(pid).__name__}"
+                        )
                     append(self.persistent_load(pid))
                 elif op in (0x88, 0x89):  # NEWTRUE, NEWFALSE
                     append(op == 0x88)
@@ -197,7 +201,8 @@ class WeightsUnpickler:
                     if type(target) not in (dict, OrderedDict, Counter):
                         raise weights_only_error(
                             f"Can only SETITEMS for dict, collections.OrderedDict, "
-                            f"collections.Counter, but got {type(target).__name__}")
+                            f"collections.Counter, but got {type(target).__name__}"
+                        )
                     if len(items) % 2:
                         self.pos = pos
                         self._fail("SETITEMS with an odd number of items")
@@ -210,19 +215,22 @@ class WeightsUnpickler:
                     if type(target) not in (dict, OrderedDict, Counter):
                         raise weights_only_error(
                             f"Can only SETITEM for dict, collections.OrderedDict, "
-                            f"collections.Counter, but got {type(target).__name__}")
+                            f"collections.Counter, but got {type(target).__name__}"
+                        )
                     target[k] = v
                 elif op == 0x65:  # APPENDS
                     items = pop_mark()
                     if type(stack[-1]) is not list:
                         raise weights_only_error(
-                            f"Can only extend lists, but got {type(stack[-1]).__name__}")
+                            f"Can only extend lists, but got {type(stack[-1]).__name__}"
+                        )
                     stack[-1].extend(items)
                 elif op == 0x61:  # APPEND
                     item = stack.pop()
                     if type(stack[-1]) is not list:
                         raise weights_only_error(
-                            f"Can only append to lists, but got {type(stack[-1]).__name__}")
+                            f"Can only append to lists, but got {type(stack[-1]).__name__}"
+                        )
                     stack[-1].append(item)
                 elif op == 0x47:  # BINFLOAT
                     append(_unpack_d(take(8))[0])
@@ -267,7 +275,8 @@ class WeightsUnpickler:
                     items = pop_mark()
                     if type(stack[-1]) is not set:
                         raise weights_only_error(
-                            f"Can only add items to sets, but got {type(stack[-1]).__name__}")
+                            f"Can only add items to sets, but got {type(stack[-1]).__name__}"
+                        )
                     stack[-1].update(items)
                 elif op == 0x91:  # FROZENSET
                     append(frozenset(pop_mark()))
@@ -337,7 +346,8 @@ class WeightsUnpickler:
                     if op in (0x69, 0x6F, 0x82, 0x83, 0x84, 0x50, 0x97, 0x98):
                         raise weights_only_error(
                             f"Unsupported operand {name}: it can import or call code, or needs "
-                            "state a checkpoint does not have.")
+                            "state a checkpoint does not have."
+                        )
                     self._fail(f"invalid pickle opcode {name}")
         except (UnpicklingError, RuntimeError):
             raise
@@ -345,11 +355,13 @@ class WeightsUnpickler:
             self.pos = pos
             raise UnpicklingError(
                 f"corrupt pickle near byte {pos}: {type(e).__name__} {e} (a stack or memo "
-                "reference to nothing)") from None
+                "reference to nothing)"
+            ) from None
         except Exception as e:  # noqa: BLE001  (any failure inside a corrupt pickle is one)
             self.pos = pos
             raise UnpicklingError(
-                f"corrupt pickle near byte {pos}: {type(e).__name__}: {str(e)[:300]}") from None
+                f"corrupt pickle near byte {pos}: {type(e).__name__}: {str(e)[:300]}"
+            ) from None
 
     def _py2_str(self, b: bytes):
         return b if self.encoding == "bytes" else b.decode(self.encoding)
@@ -363,7 +375,8 @@ class WeightsUnpickler:
             return cls.__new__(cls, *args, **kwargs)
         raise weights_only_error(
             f"Can only create new object for nn.Parameter, OrderedDict, Counter, set, frozenset "
-            f"and complex, but got {cls!r:.200}")
+            f"and complex, but got {cls!r:.200}"
+        )
 
     def _build(self, inst, state):
         from ember.nn.parameter import Parameter
@@ -371,21 +384,26 @@ class WeightsUnpickler:
         if type(inst) in _BUILDABLE:
             # Attributes only (a state dict's ``_metadata``): never shadow a method.
             if not isinstance(state, dict) or not all(
-                    type(k) is str and not hasattr(type(inst), k) for k in state):
+                type(k) is str and not hasattr(type(inst), k) for k in state
+            ):
                 raise UnpicklingError(
                     f"BUILD state for an {type(inst).__name__} must be a dict of new attribute "
-                    f"names, got {state!r:.100}")
+                    f"names, got {state!r:.100}"
+                )
             inst.__dict__.update(state)
         elif type(inst) is Parameter:
             _rebuild.set_obj_state(inst, state)
         else:
             raise weights_only_error(
-                f"Can only build Parameter, OrderedDict or Counter, but got "
-                f"{type(inst).__name__}")
+                f"Can only build Parameter, OrderedDict or Counter, but got {type(inst).__name__}"
+            )
 
 
-_OPCODE_NAMES = {ord(v): k for k, v in vars(pickle).items()
-                 if isinstance(v, bytes) and len(v) == 1 and k.isupper()}
+_OPCODE_NAMES = {
+    ord(v): k
+    for k, v in vars(pickle).items()
+    if isinstance(v, bytes) and len(v) == 1 and k.isupper()
+}
 
 
 def _escape_decode(b: bytes) -> bytes:
@@ -395,6 +413,7 @@ def _escape_decode(b: bytes) -> bytes:
 
 
 # ---- the full unpickler ----------------------------------------------------------------------
+
 
 def _map_torch_name(module: str, name: str):
     """The ember object for a ``torch.*`` global in a fully trusted pickle, or None."""
@@ -406,7 +425,7 @@ def _map_torch_name(module: str, name: str):
         return _rebuild.STORAGE_TYPES.get(name)
     # A pickled torch module object: try ember's module of the same path (torch.nn.modules.
     # linear.Linear -> ember.nn.modules.linear.Linear).
-    target = "ember" + module[len("torch"):]
+    target = "ember" + module[len("torch") :]
     try:
         mod = importlib.import_module(target)
     except ImportError:
@@ -428,8 +447,8 @@ def full_unpickler(pickle_module, file, persistent_load, **load_args):
                 obj = _map_torch_name(module, name)
                 if obj is None:
                     raise UnpicklingError(
-                        f"the checkpoint refers to {module}.{name}, which has no ember "
-                        "counterpart")
+                        f"the checkpoint refers to {module}.{name}, which has no ember counterpart"
+                    )
                 return obj
             return super().find_class(module, name)
 

@@ -103,8 +103,25 @@ class ZipWriter:
                 fields += struct.pack("<Q", offset)
                 off = _U32
             extra = struct.pack("<HH", 1, len(fields)) + fields if fields else b""
-            cd += _CENTRAL.pack(0x02014B50, 0, 0, _FLAGS, 0, 0, 0, crc, csize, usize,
-                                len(fname), len(extra), 0, 0, 0, 0, off)
+            cd += _CENTRAL.pack(
+                0x02014B50,
+                0,
+                0,
+                _FLAGS,
+                0,
+                0,
+                0,
+                crc,
+                csize,
+                usize,
+                len(fname),
+                len(extra),
+                0,
+                0,
+                0,
+                0,
+                off,
+            )
             cd += fname
             cd += extra
         write(cd)
@@ -112,8 +129,18 @@ class ZipWriter:
         eocd64_pos = cd_start + len(cd)
         write(_EOCD64.pack(0x06064B50, 44, 0x031E, 45, 0, 0, n, n, len(cd), cd_start))
         write(_LOCATOR64.pack(0x07064B50, 0, eocd64_pos, 1))
-        write(_EOCD.pack(0x06054B50, 0, 0, min(n, _U16), min(n, _U16), min(len(cd), _U32),
-                         min(cd_start, _U32), 0))
+        write(
+            _EOCD.pack(
+                0x06054B50,
+                0,
+                0,
+                min(n, _U16),
+                min(n, _U16),
+                min(len(cd), _U32),
+                min(cd_start, _U32),
+                0,
+            )
+        )
 
 
 class Record:
@@ -147,8 +174,10 @@ class ZipReader:
 
     def _read(self, offset: int, n: int) -> bytes:
         if offset < 0 or offset + n > self.length:
-            raise ZipError(f"a zip structure at byte {offset} (+{n}) lies outside the file "
-                           f"({self.length} bytes): the file is truncated or corrupt")
+            raise ZipError(
+                f"a zip structure at byte {offset} (+{n}) lies outside the file "
+                f"({self.length} bytes): the file is truncated or corrupt"
+            )
         self._file.seek(offset)
         data = self._file.read(n)
         if len(data) != n:
@@ -161,8 +190,10 @@ class ZipReader:
         tail = self._read(self.length - tail_len, tail_len)
         at = tail.rfind(b"PK\x05\x06")
         if at < 0 or at + _EOCD.size > len(tail):
-            raise ZipError("failed finding the zip central directory (the end record is "
-                           "missing: the file is truncated or not a zip archive)")
+            raise ZipError(
+                "failed finding the zip central directory (the end record is "
+                "missing: the file is truncated or not a zip archive)"
+            )
         eocd_pos = self.length - tail_len + at
         (_, disk, _, _, count, cd_size, cd_offset, _) = _EOCD.unpack_from(tail, at)
         if disk != 0:
@@ -179,23 +210,25 @@ class ZipReader:
                         raise ZipError("the zip64 end record is corrupt")
                     count, cd_size, cd_offset = fields[7], fields[8], fields[9]
         if cd_offset + cd_size > self.length or count > cd_size // _CENTRAL.size + 1:
-            raise ZipError(f"the central directory ({count} records at byte {cd_offset}, "
-                           f"{cd_size} bytes) does not fit in the file ({self.length} bytes)")
+            raise ZipError(
+                f"the central directory ({count} records at byte {cd_offset}, "
+                f"{cd_size} bytes) does not fit in the file ({self.length} bytes)"
+            )
         cd = self._read(cd_offset, cd_size)
         pos = 0
         for _ in range(count):
             if pos + _CENTRAL.size > len(cd):
                 raise ZipError("the central directory is truncated")
-            (sig, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen, _, _, _,
-             off) = _CENTRAL.unpack_from(cd, pos)
+            (sig, _, _, flags, method, _, _, crc, csize, usize, nlen, elen, clen, _, _, _, off) = (
+                _CENTRAL.unpack_from(cd, pos)
+            )
             if sig != 0x02014B50:
-                raise ZipError(f"bad central directory entry signature at byte "
-                               f"{cd_offset + pos}")
+                raise ZipError(f"bad central directory entry signature at byte {cd_offset + pos}")
             pos += _CENTRAL.size
             if pos + nlen + elen + clen > len(cd):
                 raise ZipError("the central directory is truncated")
-            raw_name = cd[pos:pos + nlen]
-            extra = cd[pos + nlen:pos + nlen + elen]
+            raw_name = cd[pos : pos + nlen]
+            extra = cd[pos + nlen : pos + nlen + elen]
             pos += nlen + elen + clen
             if usize == _U32 or csize == _U32 or off == _U32:
                 usize, csize, off = _zip64_fields(extra, usize, csize, off)
@@ -203,8 +236,10 @@ class ZipReader:
                 raise ZipError("encrypted zip records are not supported")
             name = raw_name.decode("utf-8" if flags & 0x800 else "cp437", "replace")
             if off + _LOCAL.size > self.length or off + csize > self.length:
-                raise ZipError(f"record {name!r} lies outside the file (offset {off}, "
-                               f"{csize} bytes; the file has {self.length}): it is truncated")
+                raise ZipError(
+                    f"record {name!r} lies outside the file (offset {off}, "
+                    f"{csize} bytes; the file has {self.length}): it is truncated"
+                )
             self.records[name] = Record(name, off, usize, csize, method, crc)
 
     def get(self, name: str) -> Record | None:
@@ -219,8 +254,10 @@ class ZipReader:
                 raise ZipError(f"bad local header signature for record {rec.name!r}")
             start = rec.header_offset + _LOCAL.size + nlen + elen
             if start + rec.csize > self.length:
-                raise ZipError(f"record {rec.name!r} ({rec.csize} bytes at byte {start}) runs "
-                               f"past the end of the file ({self.length} bytes): truncated")
+                raise ZipError(
+                    f"record {rec.name!r} ({rec.csize} bytes at byte {start}) runs "
+                    f"past the end of the file ({self.length} bytes): truncated"
+                )
             rec._data_offset = start
         return rec._data_offset
 
@@ -233,11 +270,12 @@ class ZipReader:
             except zlib.error as e:
                 raise ZipError(f"record {rec.name!r} does not inflate: {e}") from None
         elif rec.method != 0:
-            raise ZipError(f"record {rec.name!r} uses compression method {rec.method}; "
-                           "only stored and deflated records are supported")
+            raise ZipError(
+                f"record {rec.name!r} uses compression method {rec.method}; "
+                "only stored and deflated records are supported"
+            )
         if len(data) != rec.size:
-            raise ZipError(f"record {rec.name!r} has {len(data)} bytes, its header says "
-                           f"{rec.size}")
+            raise ZipError(f"record {rec.name!r} has {len(data)} bytes, its header says {rec.size}")
         if check_crc and zlib.crc32(data) != rec.crc:
             raise ZipError(f"record {rec.name!r} fails its CRC-32 check: the file is corrupt")
         return data
@@ -257,7 +295,7 @@ def _zip64_fields(extra: bytes, usize: int, csize: int, off: int):
     pos = 0
     while pos + 4 <= len(extra):
         tag, n = struct.unpack_from("<HH", extra, pos)
-        body = extra[pos + 4:pos + 4 + n]
+        body = extra[pos + 4 : pos + 4 + n]
         if tag == 1:
             vals = [struct.unpack_from("<Q", body, i)[0] for i in range(0, len(body) - 7, 8)]
             it = iter(vals)

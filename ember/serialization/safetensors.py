@@ -37,8 +37,16 @@ from ember.backend import cpu as _cpu
 from ember.serialization._atomic import atomic_write
 from ember.tensor import Tensor, _wrap
 
-__all__ = ["SafetensorError", "save", "load", "save_file", "load_file", "save_bytes",
-           "load_bytes", "safe_open"]
+__all__ = [
+    "SafetensorError",
+    "save",
+    "load",
+    "save_file",
+    "load_file",
+    "save_bytes",
+    "load_bytes",
+    "safe_open",
+]
 
 MAX_HEADER_SIZE = 100_000_000  # the reference reader's limit
 _MAX_USIZE = 2**64 - 1
@@ -93,6 +101,7 @@ def _ember_dtype(code: str, key: str, where: str):
 
 # ---- writing ---------------------------------------------------------------------------------
 
+
 def _check_tensors(tensors) -> list:
     """Validate a flat dict of tensors; return ``[(name, code, contiguous cpu array)]``."""
     if not isinstance(tensors, dict):
@@ -103,11 +112,14 @@ def _check_tensors(tensors) -> list:
     entries = []
     for key, t in tensors.items():
         if not isinstance(key, str):
-            raise TypeError(f"safetensors tensor names must be str, got {key!r} "
-                            f"({type(key).__name__})")
+            raise TypeError(
+                f"safetensors tensor names must be str, got {key!r} ({type(key).__name__})"
+            )
         if key == "__metadata__":
-            raise ValueError("`__metadata__` cannot name a tensor: the safetensors header keeps "
-                             "that key for the metadata map; pass it as metadata= instead")
+            raise ValueError(
+                "`__metadata__` cannot name a tensor: the safetensors header keeps "
+                "that key for the metadata map; pass it as metadata= instead"
+            )
         if not isinstance(t, Tensor):
             raise ValueError(
                 f"Key `{key}` is invalid, expected Tensor but received {type(t).__name__}: "
@@ -117,8 +129,10 @@ def _check_tensors(tensors) -> list:
         if arr.__class__ is not _cpu.ndarray:
             xp = _backend.namespace(arr)
             if xp.device_type == "meta":
-                raise ValueError(f"tensor `{key}` is on the meta device and holds no data; "
-                                 f"safetensors stores data: materialize it first")
+                raise ValueError(
+                    f"tensor `{key}` is on the meta device and holds no data; "
+                    f"safetensors stores data: materialize it first"
+                )
             arr = xp.to_numpy(arr)
         code = _CODE_OF.get(t.dtype.name)
         if code is None:
@@ -173,12 +187,15 @@ def _check_metadata(metadata) -> None:
     if metadata is None:
         return
     if not isinstance(metadata, dict):
-        raise TypeError(f"safetensors metadata must be a dict of str -> str, got "
-                        f"{type(metadata).__name__}")
+        raise TypeError(
+            f"safetensors metadata must be a dict of str -> str, got {type(metadata).__name__}"
+        )
     for k, v in metadata.items():
         if not isinstance(k, str) or not isinstance(v, str):
-            raise TypeError(f"safetensors metadata must be a dict of str -> str, got {k!r}: "
-                            f"{v!r}; convert values with str() or json.dumps()")
+            raise TypeError(
+                f"safetensors metadata must be a dict of str -> str, got {k!r}: "
+                f"{v!r}; convert values with str() or json.dumps()"
+            )
 
 
 def _prepare(tensors, metadata) -> tuple[bytes, list]:
@@ -236,8 +253,7 @@ def save(tensors: dict[str, Tensor], f, metadata: dict[str, str] | None = None) 
         _write(f, head, arrays)
 
 
-def save_file(tensors: dict[str, Tensor], filename, metadata: dict[str, str] | None = None
-              ) -> None:
+def save_file(tensors: dict[str, Tensor], filename, metadata: dict[str, str] | None = None) -> None:
     """``safetensors.torch.save_file``: write ``tensors`` to the file ``filename``.
 
     Example:
@@ -270,6 +286,7 @@ def save_bytes(tensors: dict[str, Tensor], metadata: dict[str, str] | None = Non
 
 # ---- reading ---------------------------------------------------------------------------------
 
+
 def looks_like_safetensors(prefix: bytes) -> bool:
     """Whether a file's first bytes (9 or more) look like safetensors: a plausible header size
     and a JSON object opening. For format detection (``ember.load``); not a validation."""
@@ -288,15 +305,21 @@ def _name_of(f) -> str:
 
 def _header_size(first: bytes, total: int, where: str) -> int:
     if len(first) < 8:
-        raise SafetensorError(f"{where}: header too small: the file has {total} bytes, fewer "
-                              f"than the 8 that give the header size (empty or truncated?)")
+        raise SafetensorError(
+            f"{where}: header too small: the file has {total} bytes, fewer "
+            f"than the 8 that give the header size (empty or truncated?)"
+        )
     n = int.from_bytes(first[:8], "little")
     if n > MAX_HEADER_SIZE:
-        raise SafetensorError(f"{where}: header too large: it claims {n} bytes, the limit is "
-                              f"{MAX_HEADER_SIZE} (not a safetensors file?)")
+        raise SafetensorError(
+            f"{where}: header too large: it claims {n} bytes, the limit is "
+            f"{MAX_HEADER_SIZE} (not a safetensors file?)"
+        )
     if 8 + n > total:
-        raise SafetensorError(f"{where}: invalid header length: it claims {n} bytes but only "
-                              f"{total - 8} follow the size field (truncated file?)")
+        raise SafetensorError(
+            f"{where}: invalid header length: it claims {n} bytes but only "
+            f"{total - 8} follow the size field (truncated file?)"
+        )
     return n
 
 
@@ -329,29 +352,40 @@ def _parse_header(text: bytes, n: int, total: int, where: str):
     except (ValueError, RecursionError) as e:
         raise SafetensorError(f"{where}: invalid JSON in header: {e}") from None
     if not isinstance(header, dict):
-        raise SafetensorError(f"{where}: invalid header: expected a JSON object of tensors, got "
-                              f"{type(header).__name__}")
+        raise SafetensorError(
+            f"{where}: invalid header: expected a JSON object of tensors, got "
+            f"{type(header).__name__}"
+        )
     metadata = header.pop("__metadata__", None)
     if metadata is not None:
-        if not isinstance(metadata, dict) or not all(isinstance(v, str)
-                                                     for v in metadata.values()):
-            raise SafetensorError(f"{where}: invalid header: `__metadata__` must map strings to "
-                                  f"strings, got {json.dumps(metadata)[:200]}")
+        if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+            raise SafetensorError(
+                f"{where}: invalid header: `__metadata__` must map strings to "
+                f"strings, got {json.dumps(metadata)[:200]}"
+            )
     entries = []
     for key, info in header.items():
         if not isinstance(info, dict):
-            raise SafetensorError(f"{where}: invalid header: tensor `{key}` is described by "
-                                  f"{json.dumps(info)[:100]}, not an object")
+            raise SafetensorError(
+                f"{where}: invalid header: tensor `{key}` is described by "
+                f"{json.dumps(info)[:100]}, not an object"
+            )
         code, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
         if code.__class__ is not str or code not in _CODES:
-            raise SafetensorError(f"{where}: invalid header: tensor `{key}` has dtype {code!r};"
-                                  f" expected one of {', '.join(_CODES)}")
+            raise SafetensorError(
+                f"{where}: invalid header: tensor `{key}` has dtype {code!r};"
+                f" expected one of {', '.join(_CODES)}"
+            )
         if shape.__class__ is not list or not all(_uint(d) for d in shape):
-            raise SafetensorError(f"{where}: invalid header: tensor `{key}` has shape "
-                                  f"{shape!r}; expected a list of non-negative integers")
+            raise SafetensorError(
+                f"{where}: invalid header: tensor `{key}` has shape "
+                f"{shape!r}; expected a list of non-negative integers"
+            )
         if offsets.__class__ is not list or len(offsets) != 2 or not all(map(_uint, offsets)):
-            raise SafetensorError(f"{where}: invalid header: tensor `{key}` has data_offsets "
-                                  f"{offsets!r}; expected [begin, end] byte offsets")
+            raise SafetensorError(
+                f"{where}: invalid header: tensor `{key}` has data_offsets "
+                f"{offsets!r}; expected [begin, end] byte offsets"
+            )
         entries.append((key, code, shape, offsets[0], offsets[1]))
     entries.sort(key=lambda e: (e[3], e[4]))
     start = 0
@@ -360,29 +394,36 @@ def _parse_header(text: bytes, n: int, total: int, where: str):
             raise SafetensorError(
                 f"{where}: invalid offset for tensor `{key}`: data_offsets [{begin}, {end}], "
                 f"expected to begin at {start} (tensors' data must be contiguous, in order, "
-                f"without gaps or overlaps)")
+                f"without gaps or overlaps)"
+            )
         start = end
         size = _CODES[code][0]
         if size is None:
-            raise SafetensorError(f"{where}: tensor `{key}` has safetensors dtype {code}, "
-                                  f"which ember has no dtype for")
+            raise SafetensorError(
+                f"{where}: tensor `{key}` has safetensors dtype {code}, "
+                f"which ember has no dtype for"
+            )
         numel = 1
         span = size  # NOTE: NumPy refuses shapes whose nonzero dims overflow, even if empty
         for d in shape:
             numel *= d
             span *= d or 1
         if span > 2**63 - 1:
-            raise SafetensorError(f"{where}: overflow computing the size of tensor `{key}` "
-                                  f"from shape {shape} and dtype {code}")
+            raise SafetensorError(
+                f"{where}: overflow computing the size of tensor `{key}` "
+                f"from shape {shape} and dtype {code}"
+            )
         if numel * size != end - begin:
             raise SafetensorError(
                 f"{where}: invalid shape, data type, or offset for tensor `{key}`: shape "
-                f"{shape} of {code} needs {numel * size} bytes, data_offsets cover {end - begin}")
+                f"{shape} of {code} needs {numel * size} bytes, data_offsets cover {end - begin}"
+            )
     if 8 + n + start != total:
         raise SafetensorError(
             f"{where}: incomplete metadata, file not fully covered: the tensors cover {start} "
             f"bytes of data but the file holds {total - 8 - n} after the header "
-            f"({'truncated file?' if 8 + n + start > total else 'trailing bytes'})")
+            f"({'truncated file?' if 8 + n + start > total else 'trailing bytes'})"
+        )
     return metadata, entries
 
 
@@ -399,8 +440,10 @@ def _target(map_location, where: str):
         return dev.type, None
     if callable(loc):
         return "cpu", loc
-    raise TypeError(f"map_location must be None, a str, an ember.device, a dict or a callable, "
-                    f"got {type(map_location).__name__}")
+    raise TypeError(
+        f"map_location must be None, a str, an ember.device, a dict or a callable, "
+        f"got {type(map_location).__name__}"
+    )
 
 
 def _build(entries, data, dev: str, fn, where: str, numpy: bool = False) -> dict:
@@ -434,8 +477,9 @@ def _read_into(f, buf, where: str) -> None:
     while pos < n:
         got = f.readinto(view[pos:])
         if not got:
-            raise SafetensorError(f"{where}: the file ended after {pos} of {n} data bytes "
-                                  f"(truncated while reading?)")
+            raise SafetensorError(
+                f"{where}: the file ended after {pos} of {n} data bytes (truncated while reading?)"
+            )
         pos += got
 
 
@@ -476,7 +520,7 @@ def _load_buffer(buf, where: str, dev: str, fn, numpy: bool = False, copy: bool 
     view = memoryview(buf).cast("B")
     total = len(view)
     n = _header_size(bytes(view[:8]), total, where)
-    metadata, entries = _parse_header(bytes(view[8:8 + n]), n, total, where)
+    metadata, entries = _parse_header(bytes(view[8 : 8 + n]), n, total, where)
     data = None
     if dev != "meta":
         data = _cpu.frombuffer(view, dtype=_cpu.uint8, offset=8 + n)
@@ -503,8 +547,10 @@ def _load_file(f, where: str, dev: str, fn, as_map: bool):
         return _load_stream(f, where, dev, fn)
     reg = _regular_file(f)
     if reg is None and as_map:
-        raise ValueError(f"mmap=True needs a file name or a file object over a real file, "
-                         f"got {type(f).__name__}; pass the path instead")
+        raise ValueError(
+            f"mmap=True needs a file name or a file object over a real file, "
+            f"got {type(f).__name__}; pass the path instead"
+        )
     if reg is None or reg[2] < 8:  # a stream, or too short to map (an error below)
         return _load_stream(f, where, dev, fn)
     fd, start, total = reg
@@ -574,8 +620,10 @@ def load_bytes(data: bytes, device="cpu") -> dict[str, Tensor]:
         >>> load_bytes(save_bytes({"t": ember.tensor(True)}))
         {'t': tensor(True)}
     """
-    return load(bytes(data) if not isinstance(data, (bytes, bytearray, memoryview)) else data,
-                map_location=device)
+    return load(
+        bytes(data) if not isinstance(data, (bytes, bytearray, memoryview)) else data,
+        map_location=device,
+    )
 
 
 class _Slice:

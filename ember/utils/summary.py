@@ -83,9 +83,16 @@ class ModelSummary:
             innermost modules (those that call no other module), twice (values and gradients).
     """
 
-    def __init__(self, model_name: str, layers: list[LayerInfo], total_params: int,
-                 trainable_params: int, total_param_bytes: int, total_input_bytes: int,
-                 total_output_bytes: int):
+    def __init__(
+        self,
+        model_name: str,
+        layers: list[LayerInfo],
+        total_params: int,
+        trainable_params: int,
+        total_param_bytes: int,
+        total_input_bytes: int,
+        total_output_bytes: int,
+    ):
         self.model_name = model_name
         self.layers = layers
         self.total_params = total_params
@@ -141,16 +148,22 @@ class ModelSummary:
         def fmt(c):
             return "  ".join(s.ljust(w) for s, w in zip(c, widths, strict=True)).rstrip()
 
-        lines = [line, fmt(header), line, *(fmt(c) for c in cells[1:]), line,
-                 f"Total params: {self.total_params:,}",
-                 f"Trainable params: {self.trainable_params:,}",
-                 f"Non-trainable params: {self.non_trainable_params:,}",
-                 line,
-                 f"Input size (MB): {self.input_size_mb:0.2f}",
-                 f"Forward/backward pass size (MB): {self.forward_backward_size_mb:0.2f}",
-                 f"Params size (MB): {self.params_size_mb:0.2f}",
-                 f"Estimated Total Size (MB): {self.total_size_mb:0.2f}",
-                 line]
+        lines = [
+            line,
+            fmt(header),
+            line,
+            *(fmt(c) for c in cells[1:]),
+            line,
+            f"Total params: {self.total_params:,}",
+            f"Trainable params: {self.trainable_params:,}",
+            f"Non-trainable params: {self.non_trainable_params:,}",
+            line,
+            f"Input size (MB): {self.input_size_mb:0.2f}",
+            f"Forward/backward pass size (MB): {self.forward_backward_size_mb:0.2f}",
+            f"Params size (MB): {self.params_size_mb:0.2f}",
+            f"Estimated Total Size (MB): {self.total_size_mb:0.2f}",
+            line,
+        ]
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -211,8 +224,11 @@ def _to_meta(obj):
 
 
 def _is_shape(obj) -> bool:
-    return isinstance(obj, Sequence) and not isinstance(obj, str) and all(
-        isinstance(s, int) and not isinstance(s, bool) for s in obj)
+    return (
+        isinstance(obj, Sequence)
+        and not isinstance(obj, str)
+        and all(isinstance(s, int) and not isinstance(s, bool) for s in obj)
+    )
 
 
 def _inputs_from_sizes(input_size, dtypes) -> list[Tensor]:
@@ -220,7 +236,8 @@ def _inputs_from_sizes(input_size, dtypes) -> list[Tensor]:
     if not isinstance(shapes, Sequence) or not shapes or not all(_is_shape(s) for s in shapes):
         raise ValueError(
             f"summary(): input_size must be a shape such as (2, 3, 32, 32) (batch dimension "
-            f"included) or a list of shapes, got {input_size!r}")
+            f"included) or a list of shapes, got {input_size!r}"
+        )
     for s in shapes:
         if any(d < 0 for d in s):
             raise ValueError(f"summary(): input_size has a negative dimension: {tuple(s)}")
@@ -229,7 +246,8 @@ def _inputs_from_sizes(input_size, dtypes) -> list[Tensor]:
     elif len(dtypes) != len(shapes):
         raise ValueError(
             f"summary(): {len(dtypes)} dtypes for {len(shapes)} input shapes; give one dtype "
-            "per input")
+            "per input"
+        )
     return [empty(tuple(s), dtype=d, device="meta") for s, d in zip(shapes, dtypes, strict=True)]
 
 
@@ -237,8 +255,16 @@ def _input_bytes(obj) -> int:
     return _shapes(obj)[1]
 
 
-def summary(model: Module, input_size: Any = None, input_data: Any = None, depth: int = 3, *,
-            dtypes: Sequence | None = None, mode: str = "eval", **kwargs: Any) -> ModelSummary:
+def summary(
+    model: Module,
+    input_size: Any = None,
+    input_data: Any = None,
+    depth: int = 3,
+    *,
+    dtypes: Sequence | None = None,
+    mode: str = "eval",
+    **kwargs: Any,
+) -> ModelSummary:
     """A table of ``model``'s layers with their output shapes and parameter counts, worked out
     on the meta device (no memory, no compute), like torchinfo's ``summary``.
 
@@ -283,12 +309,14 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
     if input_size is None and input_data is None:
         raise ValueError(
             "summary(): give the input's shape as input_size=(batch, ...) or example inputs "
-            "as input_data=...; the table needs a forward pass")
+            "as input_data=...; the table needs a forward pass"
+        )
     if input_size is not None and input_data is not None:
         raise ValueError("summary(): give input_size or input_data, not both")
     if dtypes is not None and input_size is None:
-        raise ValueError("summary(): dtypes goes with input_size; input_data tensors keep "
-                         "their own dtypes")
+        raise ValueError(
+            "summary(): dtypes goes with input_size; input_data tensors keep their own dtypes"
+        )
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
         raise ValueError(f"summary(): depth must be a non-negative int, got {depth!r}")
     if mode not in ("eval", "train", "same"):
@@ -298,7 +326,8 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
     if lazy:
         raise ValueError(
             f"summary(): {', '.join(lazy)} not initialized yet (lazy modules): run the model "
-            "once on real inputs first; summary never changes the model it is given")
+            "once on real inputs first; summary never changes the model it is given"
+        )
     call_kwargs = _to_meta(kwargs)
     if input_size is not None:
         args = _inputs_from_sizes(input_size, dtypes)
@@ -327,8 +356,15 @@ def summary(model: Module, input_size: Any = None, input_data: Any = None, depth
         nbytes += n * p.element_size()
         if p.requires_grad:
             trainable += n
-    return ModelSummary(type(model).__name__, layers, total, trainable, nbytes, input_bytes,
-                        2 * _leaf_output_bytes(root)[0])
+    return ModelSummary(
+        type(model).__name__,
+        layers,
+        total,
+        trainable,
+        nbytes,
+        input_bytes,
+        2 * _leaf_output_bytes(root)[0],
+    )
 
 
 class _Tracer:
@@ -343,8 +379,9 @@ class _Tracer:
 
     def _row(self, module, parent):
         name = self.names.get(module, "")
-        return LayerInfo(module, name, type(module).__name__,
-                         0 if parent is None else parent.depth + 1)
+        return LayerInfo(
+            module, name, type(module).__name__, 0 if parent is None else parent.depth + 1
+        )
 
     def _child_of(self, parent: LayerInfo, module: Module) -> LayerInfo:
         """``parent``, or the row of the container between ``parent`` and ``module`` that
@@ -352,11 +389,10 @@ class _Tracer:
         name, pname = self.names.get(module, ""), parent.name
         prefix = pname + "." if pname else ""
         if parent.module is self.model or name.startswith(prefix):
-            rest = name[len(prefix):].split(".")[:-1]
+            rest = name[len(prefix) :].split(".")[:-1]
             for i in range(len(rest)):
                 cname = prefix + ".".join(rest[: i + 1])
-                found = next((c for c in parent.children
-                              if c.name == cname and not c.called), None)
+                found = next((c for c in parent.children if c.name == cname and not c.called), None)
                 if found is None:
                     found = self._row(self.model.get_submodule(cname), parent)
                     self.shown.add(found.module)
@@ -402,11 +438,15 @@ class _Tracer:
             where = f"{row.name} ({row.type_name})" if row.name else row.type_name
             hint = ""
             if isinstance(e, (NotImplementedError, TypeError)) or "data" in str(e):
-                hint = (" (shapes are worked out on the meta device, without data: code that "
-                        "reads tensor values, such as item() or a data-dependent shape, cannot "
-                        "run there)")
-            raise RuntimeError(f"summary(): the forward of {where} failed on the meta device: "
-                               f"{type(e).__name__}: {e}{hint}") from e
+                hint = (
+                    " (shapes are worked out on the meta device, without data: code that "
+                    "reads tensor values, such as item() or a data-dependent shape, cannot "
+                    "run there)"
+                )
+            raise RuntimeError(
+                f"summary(): the forward of {where} failed on the meta device: "
+                f"{type(e).__name__}: {e}{hint}"
+            ) from e
         finally:
             for h in handles:
                 h.remove()
@@ -452,8 +492,9 @@ def _collect(row: LayerInfo, depth: int, out: list, seen: set, visited: set) -> 
     params = list(sub.values()) if at_limit else list(row.module.parameters(recurse=False))
     if sub:
         trainable = sum(p.requires_grad for p in sub.values())
-        row.trainable = "True" if trainable == len(sub) else (
-            "False" if trainable == 0 else "Partial")
+        row.trainable = (
+            "True" if trainable == len(sub) else ("False" if trainable == 0 else "Partial")
+        )
     new = [p for p in params if id(p) not in seen]
     seen.update(id(p) for p in new)
     row.num_params = sum(p.numel() for p in new)

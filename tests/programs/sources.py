@@ -4,7 +4,7 @@ minGPT), kept as source text that starts with ``import torch``. The test harness
 twice: once as it is, against PyTorch, and once with ``import torch`` resolving to ember (what
 ``import ember as torch`` does for a user). Only the sizes are small."""
 
-MNIST_CNN = '''
+MNIST_CNN = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -54,7 +54,7 @@ def accuracy(model, data, target):
         correct = pred.eq(target.view_as(pred)).sum().item()
     model.train()
     return test_loss, correct
-'''
+"""
 
 WORD_LSTM = '''
 import torch
@@ -137,7 +137,7 @@ def make_model(rnn_type='LSTM'):
     return RNNModel(rnn_type, 50, 16, 16, 2, dropout=0.0, tie_weights=True)
 '''
 
-DCGAN = '''
+DCGAN = """
 import torch
 import torch.nn as nn
 
@@ -238,9 +238,9 @@ def g_loss(netD, fake):
     label = torch.full((fake.size(0),), real_label, dtype=fake.dtype)
     output = netD(fake)
     return criterion(output, label)
-'''
+"""
 
-VAE = '''
+VAE = """
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -289,7 +289,7 @@ def make_model():
 def loss_fn(model, data):
     recon_batch, mu, logvar = model(data)
     return loss_function(recon_batch, data, mu, logvar)
-'''
+"""
 
 TRANSFORMER_LM = '''
 import math
@@ -540,7 +540,7 @@ def make_model(flash=True):
     return GPT(GPTConfig(flash=flash))
 '''
 
-SUPER_RESOLUTION = '''
+SUPER_RESOLUTION = """
 import torch
 import torch.nn as nn
 import torch.nn.init as init
@@ -578,9 +578,9 @@ criterion = nn.MSELoss()
 
 def make_model():
     return Net(upscale_factor=3)
-'''
+"""
 
-STYLE_TRANSFER = '''
+STYLE_TRANSFER = """
 import torch
 
 
@@ -678,4 +678,4 @@ mse_loss = torch.nn.MSELoss()
 
 def make_model():
     return TransformerNet()
-'''
+"""

@@ -5,7 +5,7 @@ shapes of the pytorch/examples scripts, the PyTorch tutorials' checkpoint recipe
 ``train.py``. tests/test_training_programs.py runs each text on PyTorch and, with ``import torch``
 resolving to ember, on ember, and compares every number. Only the sizes are small."""
 
-CLASSIFIER = '''
+CLASSIFIER = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -88,7 +88,7 @@ def fit(model, X, y, epochs, path, start_epoch=0, resume_from=None):
             'loss': loss,
         }, path)
     return history
-'''
+"""
 
 CNN_WARMUP_COSINE = '''
 import torch
@@ -180,7 +180,7 @@ def fit(model, images, labels, epochs, warmup_epochs=2):
     return history
 '''
 
-NANOGPT_TRAIN = '''
+NANOGPT_TRAIN = """
 import inspect
 import math
 
@@ -291,9 +291,9 @@ def train(model, data, max_iters=12, grad_clip=1.0, gradient_accumulation_steps=
         optimizer.zero_grad(set_to_none=True)
         losses.append((loss.item() * gradient_accumulation_steps, norm.item(), lr))
     return losses, n_decay, n_nodecay, optimizer
-'''
+"""
 
-ONE_CYCLE = '''
+ONE_CYCLE = """
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -321,9 +321,9 @@ def fit(model, X, y, epochs=4, batch_size=20):
             scheduler.step()
             trace.append((loss.item(), optimizer.param_groups[0]['lr'], optimizer.param_groups[0]['momentum']))
     return trace
-'''
+"""
 
-LBFGS_FIT = '''
+LBFGS_FIT = """
 import torch
 
 
@@ -356,4 +356,4 @@ def fit(model, x, y, steps=5, line_search_fn="strong_wolfe"):
         loss = optimizer.step(closure)
         losses.append(loss.item())
     return losses, optimizer.state_dict()["state"][0]["n_iter"]
-'''
+"""

@@ -23,9 +23,23 @@ from ember.ops.linear import bilinear, linear
 
 # The star imports rebind some family names to functions (``dropout`` is a module here and
 # then PyTorch's function of that name): take the family modules from sys.modules.
-_FAMILIES = [sys.modules[f"{__name__}.{name}"] for name in (
-    "activation", "attention", "conv", "distance", "dropout", "fractional_pooling", "loss",
-    "margin_loss", "normalization", "pooling", "sparse", "vision")]
+_FAMILIES = [
+    sys.modules[f"{__name__}.{name}"]
+    for name in (
+        "activation",
+        "attention",
+        "conv",
+        "distance",
+        "dropout",
+        "fractional_pooling",
+        "loss",
+        "margin_loss",
+        "normalization",
+        "pooling",
+        "sparse",
+        "vision",
+    )
+]
 _names = [name for family in _FAMILIES for name in family.__all__]
 assert len(_names) == len(set(_names)), "a name is exported by two families"
 __all__ = ["linear", "bilinear"] + _names

@@ -22,11 +22,42 @@ from ember.ops.pointwise import inplace as _inplace
 from ember.tensor import Tensor, _wrap_dim
 
 __all__ = [
-    "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu",
-    "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "softplus", "softsign",
-    "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "logsigmoid", "tanhshrink",
-    "softshrink", "hardshrink", "threshold", "threshold_", "glu", "sigmoid", "tanh", "softmax",
-    "log_softmax", "softmin", "gumbel_softmax",
+    "relu",
+    "relu_",
+    "relu6",
+    "leaky_relu",
+    "leaky_relu_",
+    "prelu",
+    "rrelu",
+    "rrelu_",
+    "elu",
+    "elu_",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "gelu",
+    "silu",
+    "mish",
+    "softplus",
+    "softsign",
+    "hardtanh",
+    "hardtanh_",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "tanhshrink",
+    "softshrink",
+    "hardshrink",
+    "threshold",
+    "threshold_",
+    "glu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "softmin",
+    "gumbel_softmax",
 ]
 
 _TORCH_NAME = _dtype.SCALAR_NAMES
@@ -37,7 +68,7 @@ def _floating(input, op: str, kernel: str) -> Tensor:
     dt = _check(input, op)._data.dtype
     if dt.kind != "f":
         raise NotImplementedError(
-            f'"{kernel}" not implemented for \'{_TORCH_NAME.get(dt.name, dt.name)}\': {op} '
+            f"\"{kernel}\" not implemented for '{_TORCH_NAME.get(dt.name, dt.name)}': {op} "
             f"needs a floating-point input; call .float() first"
         )
     return input
@@ -108,8 +139,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return _softmax.softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``; with ``dtype`` the input is converted first.
 
     Example:
@@ -140,8 +170,9 @@ _relu6_ = _inplace(_relu6)
 
 
 def _leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return unary(_act.LeakyRelu, _floating(input, "leaky_relu", "leaky_relu_cpu"),
-                 float(negative_slope))
+    return unary(
+        _act.LeakyRelu, _floating(input, "leaky_relu", "leaky_relu_cpu"), float(negative_slope)
+    )
 
 
 _leaky_relu_inplace = _inplace(_leaky_relu)
@@ -170,15 +201,16 @@ def _hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if input._data.dtype == _dtype.bool._np:
-        raise NotImplementedError('"hardtanh" not implemented for \'Bool\'')
+        raise NotImplementedError("\"hardtanh\" not implemented for 'Bool'")
     return unary(_act.Hardtanh, input, min_val, max_val)
 
 
 _hardtanh_inplace = _inplace(_hardtanh)
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
-             inplace: bool = False) -> Tensor:
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
     """``input`` clamped to ``[min_val, max_val]``.
 
     Example:
@@ -271,8 +303,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     return _hardsigmoid_inplace(input) if inplace else _hardsigmoid(input)
 
 
-def _rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:
+def _rrelu(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     _floating(input, "rrelu", "rrelu_with_noise_out_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -289,8 +322,13 @@ def _rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
 _rrelu_inplace = _inplace(_rrelu)
 
 
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
     """Randomized leaky ReLU: in training each non-positive element gets a slope drawn from
     ``U(lower, upper)``; in eval the slope is ``(lower + upper) / 2``.
 
@@ -303,8 +341,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return _rrelu(input, lower, upper, training)
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     """In-place ``rrelu``."""
     return _rrelu_inplace(input, lower, upper, training)
 
@@ -364,8 +403,9 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def _selu(input: Tensor) -> Tensor:
-    return unary(_act.Elu, _floating(input, "selu", "elu_cpu"), _act.SELU_ALPHA,
-                 _act.SELU_SCALE, 1.0)
+    return unary(
+        _act.Elu, _floating(input, "selu", "elu_cpu"), _act.SELU_ALPHA, _act.SELU_SCALE, 1.0
+    )
 
 
 _selu_inplace = _inplace(_selu)
@@ -549,8 +589,9 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return _softmax.softmax(-input, dim)
 
 
-def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
-                   dim: int = -1) -> Tensor:
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
     """A sample from the Gumbel-softmax distribution over ``dim``: ``softmax((logits + g) /
     tau)`` with ``g`` Gumbel(0, 1) noise; with ``hard=True`` the one-hot of its argmax, whose
     gradient is the soft sample's (straight-through).

@@ -33,8 +33,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     _tensors("cosine_similarity", x1=x1, x2=x2)
     dt = _dtype.promote_types(x1.dtype, x2.dtype)
     if not dt.is_floating_point:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                           f"{_SHORT.get(dt.__repr__().split('.')[-1], dt)}")
+        raise RuntimeError(
+            f"expected common dtype to be floating point, yet common dtype is "
+            f"{_SHORT.get(dt.__repr__().split('.')[-1], dt)}"
+        )
     a, b = broadcast_tensors(x1.to(dt), x2.to(dt))
     d = _wrap_dim(dim, a.dim())
     # NOTE: matches torch: each norm is clamped to eps separately, and the clamp is invisible
@@ -50,8 +52,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 _SHORT = _dtype.SCALAR_NAMES
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
     """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (inputs broadcast together).
 
     Example:

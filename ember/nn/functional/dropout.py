@@ -15,8 +15,14 @@ from ember.ops._elementwise import _check
 from ember.ops.normalization import MaskAffine, MaskMul, alpha_dropout_masks, dropout_mask
 from ember.tensor import Tensor, _wrap
 
-__all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "feature_alpha_dropout"]
+__all__ = [
+    "alpha_dropout",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+]
 
 
 _SCALAR = _dtype.SCALAR_NAMES
@@ -31,8 +37,15 @@ def _check_input(fn: str, input) -> None:
     _check(input, fn)
 
 
-def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool,
-           alpha: bool, batched: bool = True) -> Tensor:
+def _apply(
+    input: Tensor,
+    p: float,
+    training: bool,
+    inplace: bool,
+    feature: bool,
+    alpha: bool,
+    batched: bool = True,
+) -> Tensor:
     """PyTorch's dropout kernel, shared by the six forms. ``feature``: one draw per channel
     (per ``[n, c]``; per ``[c]`` when not ``batched``, where PyTorch adds a batch dim of 1)."""
     x = input._data
@@ -52,8 +65,10 @@ def _apply(input: Tensor, p: float, training: bool, inplace: bool, feature: bool
         shape = x.shape
     if x.dtype.kind != "f":
         # NOTE: matches torch: the mask is floating point and cannot scale an integer tensor
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_SCALAR.get(x.dtype.name, x.dtype.name)}")
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type "
+            f"{_SCALAR.get(x.dtype.name, x.dtype.name)}"
+        )
     if alpha:
         a, b = alpha_dropout_masks(x, p, shape)
         if inplace:
@@ -78,8 +93,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return _apply(input, p, training, inplace, False, False)
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels: input ``(N, C, L)`` or ``(C, L)``; each ``[n, c, :]`` is dropped
     with probability ``p`` and the rest scaled by ``1 / (1 - p)``.
 
@@ -96,7 +112,8 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
             f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that "
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
-            "inputs).")
+            "inputs)."
+        )
     return _apply(input, p, training, inplace, True, False, nd == 3)
 
 
@@ -106,11 +123,14 @@ def _rank_warning(fn: str, nd: int, spatial: str, ok: str) -> None:
         "error in a future release. To retain the behavior and silence this warning, please "
         f"use dropout instead. Note that {fn} exists to provide channel-wise dropout on inputs "
         f"with {spatial} spatial dimensions, a channel dimension, and an optional batch "
-        f"dimension (i.e. {ok} inputs).", stacklevel=3)
+        f"dimension (i.e. {ok} inputs).",
+        stacklevel=3,
+    )
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` inputs: each ``[n, c]`` plane is dropped with
     probability ``p``, the rest scaled by ``1 / (1 - p)``.
 
@@ -132,12 +152,14 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
             "the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2)
+            stacklevel=2,
+        )
     return _apply(input, p, training, inplace, True, False)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` inputs: each ``[n, c]``
     volume is dropped with probability ``p``, the rest scaled by ``1 / (1 - p)``.
 
@@ -154,8 +176,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
     return _apply(input, p, training, inplace, True, False, nd == 5)
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
-                  inplace: bool = False) -> Tensor:
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Dropout for SELU networks: dropped elements are set to SELU's negative saturation and
     an affine map keeps a unit-normal input's mean and variance. Off unless ``training``.
 
@@ -169,8 +192,9 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _apply(input, p, training, inplace, False, True)
 
 
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
-                          inplace: bool = False) -> Tensor:
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Alpha dropout of whole channels (``[n, c, ...]`` share one draw). Off unless
     ``training``.
 

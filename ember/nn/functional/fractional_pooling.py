@@ -29,8 +29,10 @@ def _fractional_sizes(op: str, name: str, value, n: int) -> tuple:
         return tuple(operator.index(v) for v in seq)
     except TypeError:
         bad = next(v for v in seq if not hasattr(v, "__index__"))
-        raise TypeError(f"{op}(): argument '{name}' (position 2) must be tuple of ints, not "
-                        f"{type(bad).__name__}") from None
+        raise TypeError(
+            f"{op}(): argument '{name}' (position 2) must be tuple of ints, not "
+            f"{type(bad).__name__}"
+        ) from None
 
 
 def _fractional(n, input, kernel_size, output_size, output_ratio, samples):
@@ -44,14 +46,18 @@ def _fractional(n, input, kernel_size, output_size, output_ratio, samples):
             # NOTE: matches torch: the 2-d function takes len() of the ratio, so a bare float
             # raises TypeError (nn.FractionalMaxPool2d passes a pair)
             if len(output_ratio) > 2:
-                raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
-                                 "single Int or tuple of Ints.")
+                raise ValueError(
+                    "fractional_max_pool2d requires output_ratio to either be a "
+                    "single Int or tuple of Ints."
+                )
         ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n
         output_size = [int(input.size(i - n) * ratio[i]) for i in range(n)]
     if samples is None:
         if not input.is_floating_point():
-            raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
-                                      f"'{_SNAME.get(input.dtype.name, input.dtype.name)}'")
+            raise NotImplementedError(
+                f'"check_uniform_bounds" not implemented for '
+                f"'{_SNAME.get(input.dtype.name, input.dtype.name)}'"
+            )
         batch = 1 if input.dim() == n + 1 else input.size(0)
         samples = rand(batch, input.size(-n - 1), n, dtype=input.dtype, device=input.device)
     k = _fractional_sizes(op, "kernel_size", kernel_size, n)
@@ -59,22 +65,27 @@ def _fractional(n, input, kernel_size, output_size, output_ratio, samples):
     where = op if n == 2 else f"{op}_out"
     nd = input.dim()
     if nd not in (n + 1, n + 2):
-        raise RuntimeError(f"{where}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"{where}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}"
+        )
     for i in range(1, nd):
         if input.shape[i] <= 0:
-            raise RuntimeError(f"{where}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but got{list(input.shape)} with dimension {i} being "
-                               "empty.")
+            raise RuntimeError(
+                f"{where}(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but got{list(input.shape)} with dimension {i} being "
+                "empty."
+            )
     names = ("height", "width") if n == 2 else ("time", "height", "width")
-    for name, o, kk, size in zip(names, out, k, input.shape[nd - n:]):
+    for name, o, kk, size in zip(names, out, k, input.shape[nd - n :]):
         # NOTE: matches torch: the 3-d check is strict (a window may not end at the border)
         if o + kk - 1 > size or (n == 3 and o + kk - 1 == size):
-            raise RuntimeError(f"{where}(): pool {name} {kk} too large relative to input {name} "
-                               f"{size}")
+            raise RuntimeError(
+                f"{where}(): pool {name} {kk} too large relative to input {name} {size}"
+            )
     if not isinstance(samples, Tensor):
-        raise TypeError(f"{op}(): argument '_random_samples' must be Tensor, not "
-                        f"{type(samples).__name__}")
+        raise TypeError(
+            f"{op}(): argument '_random_samples' must be Tensor, not {type(samples).__name__}"
+        )
     if samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
     if samples.dim() != 3:
@@ -85,17 +96,23 @@ def _fractional(n, input, kernel_size, output_size, output_ratio, samples):
     if samples.shape[1] != input.shape[nd - n - 1]:
         raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
     if samples.shape[2] != n:
-        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
-                           f"{samples.shape[2]}.")
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got {samples.shape[2]}.")
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"{op}_out_frame\" not implemented for "
-                                  f"'{_SNAME.get(input.dtype.name, input.dtype.name)}'")
+        raise NotImplementedError(
+            f'"{op}_out_frame" not implemented for '
+            f"'{_SNAME.get(input.dtype.name, input.dtype.name)}'"
+        )
     return _FP.fractional_max_pool(input, k, out, samples)
 
 
-def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples=None):
+def fractional_max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size,
+    output_size=None,
+    output_ratio=None,
+    return_indices: bool = False,
+    _random_samples=None,
+):
     """``fractional_max_pool2d`` returning ``(output, indices)``.
 
     Example:
@@ -107,8 +124,14 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
     return _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
-def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
-                          return_indices: bool = False, _random_samples=None):
+def fractional_max_pool2d(
+    input: Tensor,
+    kernel_size,
+    output_size=None,
+    output_ratio=None,
+    return_indices: bool = False,
+    _random_samples=None,
+):
     """Fractional max pooling (Graham, 2014) of ``(N, C, H, W)`` or ``(C, H, W)``: maxima over
     ``kernel_size`` windows whose starts step pseudo-randomly so that ``output_size`` (or
     ``output_ratio`` times the input size) windows span the input. The offsets are drawn per
@@ -124,9 +147,14 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_r
     return r if return_indices else r[0]
 
 
-def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None,
-                                       output_ratio=None, return_indices: bool = False,
-                                       _random_samples=None):
+def fractional_max_pool3d_with_indices(
+    input: Tensor,
+    kernel_size,
+    output_size=None,
+    output_ratio=None,
+    return_indices: bool = False,
+    _random_samples=None,
+):
     """``fractional_max_pool3d`` returning ``(output, indices)``.
 
     Example:
@@ -138,8 +166,14 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
     return _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
-def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
-                          return_indices: bool = False, _random_samples=None):
+def fractional_max_pool3d(
+    input: Tensor,
+    kernel_size,
+    output_size=None,
+    output_ratio=None,
+    return_indices: bool = False,
+    _random_samples=None,
+):
     """Fractional max pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (see
     ``fractional_max_pool2d``); ``_random_samples`` is ``(N, C, 3)`` (depth, height, width).
 

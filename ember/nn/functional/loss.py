@@ -55,7 +55,9 @@ def legacy_get_string(size_average, reduce, emit_warning: bool = True) -> str:
     if emit_warning:
         warnings.warn(
             f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
-            "instead.", stacklevel=3)
+            "instead.",
+            stacklevel=3,
+        )
     return ret
 
 
@@ -70,8 +72,10 @@ def get_enum(reduction: str) -> int:
     code = _ENUM.get(reduction) if isinstance(reduction, str) else None
     if code is None:
         if reduction == "elementwise_mean":
-            warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
-                          "reduction='mean' instead.", stacklevel=3)
+            warnings.warn(
+                "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                stacklevel=3,
+            )
             return 1
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return code
@@ -90,14 +94,17 @@ def _size_warning(input: Tensor, target: Tensor) -> None:
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size "
             f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.", stacklevel=3)
+            "Please ensure they have the same size.",
+            stacklevel=3,
+        )
 
 
 def _not_differentiable(op: str, name: str, t) -> None:
     if t is not None and t.requires_grad and _state.enabled:
         raise RuntimeError(
             f"The function '{op}' is not differentiable with respect to argument '{name}'. "
-            "This input cannot have requires_grad True.")
+            "This input cannot have requires_grad True."
+        )
 
 
 def _tname(t: Tensor) -> str:
@@ -109,7 +116,8 @@ def _check_class_weight(weight, c: int) -> None:
     if weight is not None and (weight.dim() != 1 or weight.numel() != c):
         raise RuntimeError(
             f"weight tensor should be defined either for all {c} classes or no classes but got "
-            f"weight tensor of shape: {list(weight.shape)}")
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
 
 
 def _class_index_args(input: Tensor, target: Tensor, weight, op: str):
@@ -119,8 +127,10 @@ def _class_index_args(input: Tensor, target: Tensor, weight, op: str):
     if xd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {xd})")
     if xd != 1 and (td == 0 or input.shape[0] != target.shape[0]):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0] if td else 1}).")
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target "
+            f"batch_size ({target.shape[0] if td else 1})."
+        )
     td_ = target._data.dtype
     if not ((td_.kind == "i" and td_.itemsize == 8) or (td_.kind == "u" and td_.itemsize == 1)):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
@@ -129,28 +139,42 @@ def _class_index_args(input: Tensor, target: Tensor, weight, op: str):
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if xd == 1:
             if td == 1 and target.shape[0] != 1:
-                raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
-                                 f"size: {target.shape[0]}")
+                raise ValueError(
+                    f"For 1D input, 1D target must have size 1, but got target "
+                    f"size: {target.shape[0]}"
+                )
             _check_class_weight(weight, input.shape[0])
             return input.unsqueeze(0), target.reshape(1), True
     elif xd == 4:
         if td != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
-                               f"targets of dimension: {td}")
+            raise RuntimeError(
+                f"only batches of spatial targets supported (3D tensors) but got "
+                f"targets of dimension: {td}"
+            )
         if target.shape != input.shape[:1] + input.shape[2:]:
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
-                               f"{list(target.shape)}")
+            raise RuntimeError(
+                f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}"
+            )
     elif target.shape != input.shape[:1] + input.shape[2:]:
-        raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
-                           f"got {list(target.shape)}")
+        raise RuntimeError(
+            f"Expected target size {list(input.shape[:1] + input.shape[2:])}, "
+            f"got {list(target.shape)}"
+        )
     _check_class_weight(weight, input.shape[1])
     if weight is not None and weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
     return input, target, False
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Negative log-likelihood of the target classes: ``-weight[t] * input[n, t]``.
 
     ``input`` is (N, C), (C,) or (N, C, d1, ...) log-probabilities, ``target`` (N,), () or
@@ -170,9 +194,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return out.reshape(()) if unbatched and code == 0 else out
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """Cross entropy between logits and targets: ``nll_loss(log_softmax(input, 1), target)``.
 
     ``target`` is class indices (int64, shaped as ``input`` without the class dim) or class
@@ -185,12 +216,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         tensor(0.1198)
     """
     # the call of a classification train step, recognized with a few attribute reads
-    if (weight is None and size_average is None and reduce is None and label_smoothing == 0.0
-            and isinstance(input, Tensor) and isinstance(target, Tensor)):
+    if (
+        weight is None
+        and size_average is None
+        and reduce is None
+        and label_smoothing == 0.0
+        and isinstance(input, Tensor)
+        and isinstance(target, Tensor)
+    ):
         x, t = input._data, target._data
         td = t.dtype
-        if (x.ndim == 2 and t.ndim == 1 and x.shape[0] == t.shape[0] and td.kind == "i"
-                and td.itemsize == 8 and x.dtype.kind == "f" and reduction in _ENUM):
+        if (
+            x.ndim == 2
+            and t.ndim == 1
+            and x.shape[0] == t.shape[0]
+            and td.kind == "i"
+            and td.itemsize == 8
+            and x.dtype.kind == "f"
+            and reduction in _ENUM
+        ):
             return _L.CrossEntropy.apply(input, t, None, _ENUM[reduction], ignore_index, 0.0)
     code = get_enum(_reduction(reduction, size_average, reduce))
     if not 0.0 <= label_smoothing <= 1.0:
@@ -206,8 +250,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 
 def _cross_entropy_probs(input, target, weight, ignore_index, code, smoothing):
     if target._data.dtype.kind != "f":
-        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {_tname(target)}")
+        raise RuntimeError(
+            f"Expected floating point type for target with class probabilities, "
+            f"got {_tname(target)}"
+        )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
     dim = 1 if input.dim() > 1 else 0
@@ -229,8 +275,14 @@ def _cross_entropy_probs(input, target, weight, ignore_index, code, smoothing):
 
 
 # ---- binary cross entropy ------------------------------------------------------------------------
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """``-weight (t log x + (1 - t) log(1 - x))`` for probabilities ``x`` in [0, 1]; each log is
     clamped at -100, as PyTorch's.
 
@@ -242,16 +294,23 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.size()}) that is different to the input size "
-            f"({input.size()}) is deprecated. Please ensure they have the same size.")
+            f"({input.size()}) is deprecated. Please ensure they have the same size."
+        )
     if weight is not None:
         weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
     _not_differentiable("binary_cross_entropy", "weight", weight)
     return _L.BinaryCrossEntropy.apply(input, target, weight, code)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     size_average=None, reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the logits;
     ``pos_weight`` scales the positive term (broadcast along the last, class, dim).
 
@@ -262,8 +321,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """
     code = get_enum(_reduction(reduction, size_average, reduce))
     if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
-                         f"({input.size()})")
+        raise ValueError(
+            f"Target size ({target.size()}) must be the same as input size ({input.size()})"
+        )
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     return _L.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, code)
@@ -280,17 +340,22 @@ def _weighted(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, mean_
         return loss.sum()
     if reduction == "mean":
         return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
-    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
-                     "'sum'.")
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def _float_only(op: str, input: Tensor) -> None:
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f'"{op}" not implemented for \'{_tname(input)}\'')
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_tname(input)}'")
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """Mean squared error ``(input - target) ** 2``; a target of another size broadcasts, with
     PyTorch's warning.
 
@@ -308,8 +373,14 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return _reduce((input - target).square(), code)
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """Mean absolute error ``|input - target|``.
 
     Example:
@@ -325,8 +396,14 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return _reduce((input - target).abs(), code)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input -
     target``); ``beta=0`` is the L1 loss.
 
@@ -344,8 +421,13 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _L._SmoothL1Node.apply(x, y, float(beta), False, code)
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
-               weight: Tensor | None = None) -> Tensor:
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
     """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``.
 
     Example:
@@ -364,8 +446,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _L._HuberNode.apply(x, y, float(delta), True, code)
 
 
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
-           reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
     """Kullback-Leibler divergence ``target (log target - input)`` for log-probabilities
     ``input``; ``reduction='batchmean'`` divides the sum by the batch size (the KL definition),
     ``'mean'`` by the element count (with PyTorch's warning).
@@ -383,7 +471,9 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
                 "reduction: 'mean' divides the total loss by both the batch size and the support "
                 "size.'batchmean' divides only by the batch size, and aligns with the KL div "
                 "math definition.'mean' will be changed to behave the same as 'batchmean' in the "
-                "next major release.", stacklevel=2)
+                "next major release.",
+                stacklevel=2,
+            )
         code = 2 if reduction == "batchmean" else get_enum(reduction)
     if log_target:
         loss = target.exp() * (target - input)
@@ -395,9 +485,16 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return out
 
 
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
-                     size_average=None, eps: float = 1e-8, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-8,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``) or
     ``input - target * log(input + eps)``; ``full`` adds Stirling's term for targets > 1.
 
@@ -417,8 +514,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, code)
 
 
-def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
-                      reduction: str = "mean") -> Tensor:
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
     """Gaussian negative log-likelihood ``0.5 (log var + (input - target)**2 / var)``, var
     clamped below at ``eps``. ``var`` is input's shape, one dim short (one variance per row),
     or has a single dim of size 1 where input's differs; or a float.
@@ -437,8 +540,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)  # one variance per row: broadcast along the last dim
-        elif input.dim() == var.dim() and sum(
-                v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+        elif (
+            input.dim() == var.dim()
+            and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1
+        ):
             pass  # one dim of size 1 where input's differs: broadcasts
         else:
             raise ValueError("var is of incorrect size")
@@ -465,8 +570,15 @@ def _lengths(x, like: Tensor):
     return xp_of(like._data).asarray(list(x) if not isinstance(x, int) else [x], dtype="int64")
 
 
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
-             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths,
+    target_lengths,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
     """Connectionist Temporal Classification loss: ``-log p(targets | log_probs)`` summed over
     all alignments.
 
@@ -498,27 +610,43 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     where_ = " (while checking arguments for ctc_loss_allocate_outputs)"
     if tg.ndim == 1:
         if tg.shape[0] != int(tl.sum()):
-            raise RuntimeError(f"Expected tensor to have size {int(tl.sum())} at dimension 0, but "
-                               f"got size {tg.shape[0]} for argument #2 'targets'{where_}")
+            raise RuntimeError(
+                f"Expected tensor to have size {int(tl.sum())} at dimension 0, but "
+                f"got size {tg.shape[0]} for argument #2 'targets'{where_}"
+            )
     elif n and tg.shape[1] < int(tl.max()):
-        raise RuntimeError(f"Expected tensor to have size at least {int(tl.max())} at dimension "
-                           f"1, but got size {tg.shape[1]} for argument #2 'targets'{where_}")
+        raise RuntimeError(
+            f"Expected tensor to have size at least {int(tl.max())} at dimension "
+            f"1, but got size {tg.shape[1]} for argument #2 'targets'{where_}"
+        )
     if n and int(il.min()) < 0:
-        raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value "
-                           f"{int(il.min())}{where_}")
+        raise RuntimeError(
+            f"Expected input_lengths to have value at least 0, but got value "
+            f"{int(il.min())}{where_}"
+        )
     if n and int(il.max()) > t_max:
-        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value "
-                           f"{int(il.max())}{where_}")
+        raise RuntimeError(
+            f"Expected input_lengths to have value at most {t_max}, but got value "
+            f"{int(il.max())}{where_}"
+        )
     padded = _L.ctc_padded_targets(tg, tl, n)
     out = _L.CtcLoss.apply(lp, padded, il, tl, blank, code, zero_infinity)
     return out.reshape(()) if unbatched and code == 0 else out
 
 
 # ---- linear + cross entropy ----------------------------------------------------------------------
-def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
-                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
-                         reduction: str = "mean", ignore_index: int | None = None,
-                         label_smoothing: float = 0.0, options=None) -> Tensor:
+def linear_cross_entropy(
+    input: Tensor,
+    linear_weight: Tensor,
+    target: Tensor,
+    *,
+    linear_bias: Tensor | None = None,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    ignore_index: int | None = None,
+    label_smoothing: float = 0.0,
+    options=None,
+) -> Tensor:
     """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``.
 
     ``input`` is (N, in) or (in,); ``linear_weight`` (C, in) or (C, d1, ..., dK, in) for a
@@ -549,17 +677,21 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     if in_features != linear_weight.shape[-1]:
         raise RuntimeError(
             "expected equal input and linear_weight last dimensions (in_features), "
-            f"got {in_features} and {linear_weight.shape[-1]}, respectively")
+            f"got {in_features} and {linear_weight.shape[-1]}, respectively"
+        )
     num_classes = linear_weight.shape[0]
     out_features = tuple(linear_weight.shape[1:-1])
     if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
-        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
-                           f"{tuple(linear_bias.shape)}")
+        raise RuntimeError(
+            f"expected linear_bias shape {(num_classes, *out_features)}, got "
+            f"{tuple(linear_bias.shape)}"
+        )
     if out_features and not batch:
         raise RuntimeError(
             f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
             f"requires batched input, (N, {in_features}), got unbatched input with shape "
-            f"{tuple(input.shape)}")
+            f"{tuple(input.shape)}"
+        )
     logits_shape = (*batch, num_classes, *out_features)
     # NOTE: matches torch: a target shaped as the logits holds probabilities (cross_entropy's
     # rule), whatever its dtype
@@ -568,18 +700,26 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     ignore_index = -100 if ignore_index is None else ignore_index
     if options is not None:
         td = target._data.dtype
-        if (out_features or reduction not in _ENUM or label_smoothing != 0.0
-                or td.kind != "i" or td.itemsize != 8):
+        if (
+            out_features
+            or reduction not in _ENUM
+            or label_smoothing != 0.0
+            or td.kind != "i"
+            or td.itemsize != 8
+        ):
             shape = tuple(linear_bias.shape) if linear_bias is not None else None
             warnings.warn(
                 "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
                 "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
                 f"out_features == (). Got reduction={reduction!r}, label_smoothing="
                 f"{label_smoothing}, target.dtype={target.dtype}, out_features={out_features}, "
-                f"tracing=False, linear_bias.shape={shape}.", stacklevel=2)
+                f"tracing=False, linear_bias.shape={shape}.",
+                stacklevel=2,
+            )
         elif input._data.dtype.kind == "f":
-            return _linear_cross_entropy_chunked(input, linear_weight, target, linear_bias,
-                                                 weight, reduction, ignore_index, options)
+            return _linear_cross_entropy_chunked(
+                input, linear_weight, target, linear_bias, weight, reduction, ignore_index, options
+            )
     if out_features:
         flat = math.prod(out_features, start=num_classes)
         linear_weight = linear_weight.reshape((flat, in_features))
@@ -588,12 +728,17 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
         logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
     else:
         logits = linear(input, linear_weight, linear_bias)
-    return cross_entropy(logits, target, weight=weight, reduction=reduction,
-                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+    return cross_entropy(
+        logits,
+        target,
+        weight=weight,
+        reduction=reduction,
+        ignore_index=ignore_index,
+        label_smoothing=label_smoothing,
+    )
 
 
-def _linear_cross_entropy_chunked(input, W, target, bias, weight, reduction, ignore_index,
-                                  options):
+def _linear_cross_entropy_chunked(input, W, target, bias, weight, reduction, ignore_index, options):
     """The ``options`` path: checks as ``cross_entropy`` does on the logits it never makes,
     then one ``LinearCrossEntropyChunked`` over blocks of rows."""
     unbatched = input.dim() == 1
@@ -603,32 +748,52 @@ def _linear_cross_entropy_chunked(input, W, target, bias, weight, reduction, ign
         if td > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if td == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                             f"{target.shape[0]}")
+            raise ValueError(
+                f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            )
     elif td == 0 or target.shape[0] != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
-                         f"({target.shape[0] if td else 1}).")
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if td else 1})."
+        )
     elif td > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     _check_class_weight(weight, c)
     _not_differentiable("linear_cross_entropy", "weight", weight)
     dt = input.dtype
     if W.dtype != dt:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_TNAME[dt._np.name].lower()} != {_TNAME[W.dtype._np.name].lower()}")
-    opts = options._adjust(num_batches=n, in_features=input.shape[-1], num_classes=c, dtype=dt,
-                           device=input.device)
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{_TNAME[dt._np.name].lower()} != {_TNAME[W.dtype._np.name].lower()}"
+        )
+    opts = options._adjust(
+        num_batches=n, in_features=input.shape[-1], num_classes=c, dtype=dt, device=input.device
+    )
     acc = opts.acc_dtype
     if acc != dt and not (dt._np.char == "e" and acc._np.char == "f"):
-        raise RuntimeError(f"linear_cross_entropy supports float32 acc_dtype with "
-                           f"float16/bfloat16 inputs, but got {acc} acc_dtype and {dt} inputs.")
+        raise RuntimeError(
+            f"linear_cross_entropy supports float32 acc_dtype with "
+            f"float16/bfloat16 inputs, but got {acc} acc_dtype and {dt} inputs."
+        )
     rec = _state.enabled
-    need = (rec and input.requires_grad, rec and W.requires_grad,
-            rec and bias is not None and bias.requires_grad)
+    need = (
+        rec and input.requires_grad,
+        rec and W.requires_grad,
+        rec and bias is not None and bias.requires_grad,
+    )
     # NOTE: matches torch: the chunked path casts the bias and class weight to the compute
     # dtype (the reference path's linear and cross_entropy refuse other dtypes)
     out = _LCE.LinearCrossEntropyChunked.apply(
-        input.unsqueeze(0) if unbatched else input, W, bias,
-        target._data.reshape(1) if unbatched else target._data, weight, _ENUM[reduction],
-        ignore_index, opts.batch_chunk_size, acc._np, opts.allow_retain_graph, need)
+        input.unsqueeze(0) if unbatched else input,
+        W,
+        bias,
+        target._data.reshape(1) if unbatched else target._data,
+        weight,
+        _ENUM[reduction],
+        ignore_index,
+        opts.batch_chunk_size,
+        acc._np,
+        opts.allow_retain_graph,
+        need,
+    )
     return out.reshape(()) if unbatched and reduction == "none" else out

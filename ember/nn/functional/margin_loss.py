@@ -27,8 +27,15 @@ __all__ = [
 ]
 
 
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
 
     Example:
@@ -44,7 +51,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     if input1.dim() != want or input2.dim() != want:
         raise RuntimeError(
             f"{td}D target tensor expects {want}D input tensors, but found inputs with sizes "
-            f"{list(input1.shape)} and {list(input2.shape)}.")
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
     d = td  # the feature dim
     eps = 1e-12  # NOTE: matches torch: added to each squared norm
     prod = (input1 * input2).sum(d)
@@ -56,8 +64,15 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(pos + neg, code)
 
 
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """``max(0, -target (input1 - input2) + margin)``.
 
     Example:
@@ -69,12 +84,19 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), code)
 
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
-                         reduce=None, reduction: str = "mean") -> Tensor:
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """``input`` where target is 1, ``max(0, margin - input)`` where it is -1.
 
     Example:
@@ -88,8 +110,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(out_margin + out_self, code)
 
 
-def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def soft_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """Two-class logistic loss ``log(1 + exp(-target * input))``.
 
     Example:
@@ -100,9 +123,14 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     return _reduce((-target * input).exp().log1p(), code)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                size_average=None, reduce=None,
-                                reduction: str = "mean") -> Tensor:
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Per-class logistic loss averaged over the classes (last dim), for multi-hot targets.
 
     Example:
@@ -123,13 +151,22 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 
 def _margin_input_check(input: Tensor) -> None:
     if input.dim() > 2 or input.dim() == 0 or input.numel() == 0 and input.dim() != 2:
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
-                           f"but got: {list(input.shape)}")
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+            f"but got: {list(input.shape)}"
+        )
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
-                      weight: Tensor | None = None, size_average=None, reduce=None,
-                      reduction: str = "mean") -> Tensor:
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Multi-class hinge loss: ``sum_{j != y} max(0, margin - x[y] + x[j])**p / C``, scaled by
     ``weight[y]``.
 
@@ -150,10 +187,10 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(
             f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
             f"input samples (batch size). Expected target size [{n}], but got "
-            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+            f"{list(target.shape)}. Input has shape {list(input.shape)}."
+        )
     if weight is not None and weight.numel() != c:
-        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
-                           f"{list(weight.shape)}")
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     t = target._data.reshape(n)
     if t.size and (t.min() < 0 or t.max() >= c):
         raise RuntimeError("target out of range")
@@ -177,8 +214,9 @@ def _as_long(array) -> Tensor:
     return _wrap(array.astype("int64", copy=False))
 
 
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                           reduction: str = "mean") -> Tensor:
+def multilabel_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """Multi-label hinge loss: for each target class ``j`` (the prefix of ``target`` before the
     first -1) and each non-target class ``k``, ``max(0, 1 - (x[j] - x[k])) / C``.
 
@@ -190,8 +228,9 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     code = get_enum(_reduction(reduction, size_average, reduce))
     _margin_input_check(input)
     if target.shape != input.shape:
-        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
     x = input if input.dim() == 2 else input.unsqueeze(0)
     n, c = x.shape
     t = target._data.reshape(n, c)
@@ -229,9 +268,18 @@ def _pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6
     return (x1 - x2 + eps).norm(p, d if d >= 0 else None)
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
-                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
-                        reduce=None, reduction: str = "mean") -> Tensor:
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the pairwise p-norm distance; ``swap``
     uses ``min(d(a, n), d(p, n))``.
 
@@ -256,13 +304,20 @@ def _triplet_dims(a: Tensor, p: Tensor, n: Tensor) -> None:
         raise RuntimeError(
             f"The anchor, positive, and negative tensors are expected to have the same number of "
             f"dimensions, but got: anchor {a.dim()}D, positive {p.dim()}D, and negative "
-            f"{n.dim()}D inputs")
+            f"{n.dim()}D inputs"
+        )
 
 
-def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
-                                      distance_function: Callable | None = None,
-                                      margin: float = 1.0, swap: bool = False,
-                                      reduction: str = "mean") -> Tensor:
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Callable | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
     """``triplet_margin_loss`` with any distance (default: pairwise Euclidean).
 
     Example:

@@ -12,16 +12,24 @@ from ember.ops.normalization import NativeBatchNorm, NativeLayerNorm
 from ember.ops.pointwise import div
 from ember.tensor import Tensor
 
-__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
-           "normalize", "rms_norm"]
+__all__ = [
+    "batch_norm",
+    "group_norm",
+    "instance_norm",
+    "layer_norm",
+    "local_response_norm",
+    "normalize",
+    "rms_norm",
+]
 
 _SCALAR = _dtype.SCALAR_NAMES
 
 
 def _shape_tuple(fn: str, shape, pos: int = 2) -> tuple:
     if isinstance(shape, int) and not isinstance(shape, bool):
-        raise TypeError(f"{fn}(): argument 'normalized_shape' (position {pos}) must be tuple of "
-                        f"ints, not int")
+        raise TypeError(
+            f"{fn}(): argument 'normalized_shape' (position {pos}) must be tuple of ints, not int"
+        )
     return tuple(int(s) for s in shape)
 
 
@@ -47,30 +55,39 @@ def _check_params_dtype(x, *params) -> None:
 def _check_float(kernel: str, x) -> None:
     if x.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{_SCALAR.get(x.dtype.name, x.dtype.name)}'")
+            f"\"{kernel}\" not implemented for '{_SCALAR.get(x.dtype.name, x.dtype.name)}'"
+        )
 
 
 def _check_normalized(fn_sep: str, input: Tensor, shape: tuple, weight, bias) -> None:
     if not shape:
         raise RuntimeError(
             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
-            f"one element, but got normalized_shape = {list(shape)}")
+            f"one element, but got normalized_shape = {list(shape)}"
+        )
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(p.shape) != shape:
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {list(p.shape)} and normalized_shape = {list(shape)}")
+                f"shape {list(p.shape)} and normalized_shape = {list(shape)}"
+            )
     xs = tuple(input.shape)
     k = len(shape)
-    if len(xs) < k or xs[len(xs) - k:] != shape:
+    if len(xs) < k or xs[len(xs) - k :] != shape:
         expect = ", ".join(str(s) for s in shape)
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[*{fn_sep}{expect}], but got input of size{list(xs)}")
+            f"[*{fn_sep}{expect}], but got input of size{list(xs)}"
+        )
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    input: Tensor,
+    normalized_shape,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims to zero mean and unit (biased)
     variance, then ``* weight + bias`` (each of shape ``normalized_shape``, or None).
 
@@ -100,13 +117,21 @@ def _verify_batch_size(size) -> None:
     for s in size[2:]:
         n *= s
     if n == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"{size}")
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {size}"
+        )
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
-               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalize each channel (dim 1) of ``input`` ``(N, C, *)`` over the batch and spatial
     dims, then ``* weight + bias`` (each ``(C,)`` or None).
 
@@ -153,14 +178,21 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         rm_upd, rv_upd = rm, rv
     if not training:
         return NativeBatchNorm.apply(input, weight, bias, rm, rv, False, momentum, float(eps))
-    return NativeBatchNorm.apply(input, weight, bias, rm_upd, rv_upd, True, float(momentum),
-                                 float(eps))
+    return NativeBatchNorm.apply(
+        input, weight, bias, rm_upd, rv_upd, True, float(momentum), float(eps)
+    )
 
 
-def instance_norm(input: Tensor, running_mean: Tensor | None = None,
-                  running_var: Tensor | None = None, weight: Tensor | None = None,
-                  bias: Tensor | None = None, use_input_stats: bool = True, momentum: float = 0.1,
-                  eps: float = 1e-5) -> Tensor:
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalize each channel of each sample (``input`` ``(N, C, *)``) over its spatial dims,
     then ``* weight + bias`` (``(C,)`` or None).
 
@@ -181,18 +213,24 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         for s in size[2:]:
             n *= s
         if n == 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input "
-                             f"size {size}")
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {size}"
+            )
     if not use_input_stats and (running_mean is None or running_var is None):
-        raise RuntimeError("Expected running_mean and running_var to be defined when "
-                           "use_input_stats is false")
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
     x = input._data
     b, c = x.shape[0], x.shape[1]
     # PyTorch's definition: batch norm of the input viewed as (1, N * C, *) with the
     # per-channel arguments repeated N times
     bc = b * c
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         if t is not None and t.numel() * b != bc:
             raise RuntimeError(f"{name} should contain {bc} elements not {t.numel() * b}")
     _check_float("batch_norm", x)
@@ -205,8 +243,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         rm = _tile(running_mean._data, b)
     if running_var is not None:
         rv = _tile(running_var._data, b)
-    out = NativeBatchNorm.apply(xr, w, bb, rm, rv, bool(use_input_stats), float(momentum),
-                                float(eps))
+    out = NativeBatchNorm.apply(
+        xr, w, bb, rm, rv, bool(use_input_stats), float(momentum), float(eps)
+    )
     if use_input_stats and x.size:
         # the repeated statistics were updated per sample: keep their batch mean
         if rm is not None:
@@ -224,8 +263,13 @@ def _tile(a, n: int):
     return out.reshape(-1)
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Split the channels of ``input`` ``(N, C, *)`` into ``num_groups`` groups, normalize each
     group of each sample over its channels and spatial dims, then ``* weight + bias`` per
     channel (``(C,)`` or None).
@@ -248,14 +292,16 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
-            f"of shape {list(shape)} and num_groups={num_groups}")
+            f"of shape {list(shape)} and num_groups={num_groups}"
+        )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             # NOTE: matches torch: both messages show the weight's shape ([0] without one)
             shown = [0] if weight is None else list(weight.shape)
             raise RuntimeError(
                 f"Expected {name} to be a vector of size equal to the number of channels in "
-                f"input, but got {name} of shape {shown} and input of shape {list(shape)}")
+                f"input, but got {name} of shape {shown} and input of shape {list(shape)}"
+            )
     x = input._data
     _check_float("group_norm", x)
     _check_params_dtype(x, weight, bias)
@@ -271,8 +317,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return y
 
 
-def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
-             eps: float | None = None) -> Tensor:
+def rms_norm(
+    input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
     """``input / sqrt(mean(input ** 2) + eps) * weight``, the mean over the last
     ``len(normalized_shape)`` dims; ``eps=None`` is the machine epsilon of the input's dtype
     (float32's for float16).
@@ -290,7 +337,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if eps is None:
         # NOTE: matches torch: the default eps is the machine epsilon of the compute dtype
         # (float32's for float16 inputs)
-        eps = 2.0 ** -52 if x.dtype.char == "d" else 2.0 ** -23
+        eps = 2.0**-52 if x.dtype.char == "d" else 2.0**-23
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     # float16 is computed in float32, as PyTorch's CPU path (opmath)
     xf = input.float() if x.dtype.char == "e" else input
@@ -300,8 +347,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return y.to(input.dtype) if y.dtype != input.dtype else y
 
 
-def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
-                        k: float = 1.0) -> Tensor:
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
     """Divide each element by ``(k + alpha * mean of squares over ``size`` neighbouring
     channels) ** beta`` (the window zero-padded at the ends, as PyTorch's).
 
@@ -314,8 +362,10 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     nd = input.dim()
     if nd < 3:
         # NOTE: matches torch: its message carries a run of spaces from a wrapped line
-        raise ValueError(f"Expected 3D or higher dimensionality                          input "
-                         f"(got {nd} dimensions)")
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input "
+            f"(got {nd} dimensions)"
+        )
     if input.numel() == 0:
         return input
     c = input.shape[1]
@@ -339,8 +389,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     return input / div
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
-              out: Tensor | None = None) -> Tensor:
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
+) -> Tensor:
     """``input / max(norm_p(input, dim), eps)``: unit ``p``-norm slices along ``dim``.
 
     Example:

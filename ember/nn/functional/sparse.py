@@ -13,9 +13,17 @@ from ember.tensor import Tensor, _wrap
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
-_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-               "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+_TYPE_NAMES = {
+    "float64": "DoubleTensor",
+    "float32": "FloatTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 def _type_name(t: Tensor) -> str:
@@ -29,7 +37,8 @@ def _check_indices(input, op: str):
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got {_type_name(input)} instead (while checking arguments "
-            f"for {op}); convert the indices with .long()")
+            f"for {op}); convert the indices with .long()"
+        )
 
 
 def _wrap_padding_idx(padding_idx, num: int, what: str = "Padding_idx"):
@@ -62,7 +71,7 @@ def _renorm_(weight: Tensor, idx, max_norm: float, norm_type: float) -> None:
     elif p == 0:
         norms = (a != 0).sum(1).astype(sub.dtype)
     else:
-        norms = (a ** p).sum(1) ** (1.0 / p)
+        norms = (a**p).sum(1) ** (1.0 / p)
     over = norms > max_norm
     if not over.any():
         return
@@ -73,9 +82,15 @@ def _renorm_(weight: Tensor, idx, max_norm: float, norm_type: float) -> None:
         weight[sel] = weight[sel] * _wrap(scale.astype(sub.dtype)[:, None])
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: float | None = None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Rows of ``weight`` (num_embeddings, embedding_dim) picked by the integer ``input``:
     output ``(*input.shape, embedding_dim)``.
 
@@ -92,15 +107,18 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     """
     _check_indices(input, "embedding")
     if not isinstance(weight, Tensor):
-        raise TypeError(f"embedding(): argument 'weight' must be Tensor, not "
-                        f"{type(weight).__name__}")
+        raise TypeError(
+            f"embedding(): argument 'weight' must be Tensor, not {type(weight).__name__}"
+        )
     if weight.dim() != 2:
-        raise RuntimeError(f"'weight' must be 2-D (num_embeddings, embedding_dim), got shape "
-                           f"{list(weight.shape)}")
+        raise RuntimeError(
+            f"'weight' must be 2-D (num_embeddings, embedding_dim), got shape {list(weight.shape)}"
+        )
     if sparse:
         raise NotImplementedError(
             "embedding(sparse=True): ember has no sparse gradients; use sparse=False (the "
-            "weight gradient is then dense)")
+            "weight gradient is then dense)"
+        )
     num = weight.shape[0]
     padding_idx = _wrap_padding_idx(padding_idx, num)
     idx = input._data
@@ -109,8 +127,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         if lo < 0 or hi >= num:
             bad = int(lo) if lo < 0 else int(hi)
             # NOTE: matches torch: IndexError, "index out of range in self"
-            raise IndexError(f"index out of range in self (embedding: index {bad} with "
-                             f"{num} embeddings)")
+            raise IndexError(
+                f"index out of range in self (embedding: index {bad} with {num} embeddings)"
+            )
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     if idx.dtype.name != "int64":
@@ -118,11 +137,19 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     return EmbeddingLookup.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
-def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
-                  max_norm: float | None = None, norm_type: float = 2,
-                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
-                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
-                  padding_idx: int | None = None) -> Tensor:
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
     """Sums, means or maxes of bags of embedding rows, without materializing the rows per bag.
 
     ``input`` 1-D with ``offsets`` (where each bag starts; with ``include_last_offset`` the
@@ -137,24 +164,36 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         tensor([[0., 1.],
                 [6., 8.]])
     """
-    if (isinstance(weight, Tensor) and isinstance(input, Tensor)
-            and weight.dtype == _dtype.int64 and input.is_floating_point()):
-        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
-                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
-                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+    if (
+        isinstance(weight, Tensor)
+        and isinstance(input, Tensor)
+        and weight.dtype == _dtype.int64
+        and input.is_floating_point()
+    ):
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. Usage "
+            "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+            "`embedding_bag(input, weight, ...)`.",
+            stacklevel=2,
+        )
         weight, input = input, weight
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
-                         f"not None, then it must have the same shape as the input "
-                         f"({input.shape})")
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+            f"not None, then it must have the same shape as the input "
+            f"({input.shape})"
+        )
     if weight.dim() != 2:
-        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
-                         f"{weight.dim()}")
+        raise ValueError(
+            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
+        )
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
-                             "is a mini-batch of fixed length sequences. However, found offsets "
-                             f"of type {type(offsets)}")
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated "
+                "is a mini-batch of fixed length sequences. However, found offsets "
+                f"of type {type(offsets)}"
+            )
         bags, length = input.shape
         starts = list(range(0, bags * length, length)) if length else [0] * bags
         include_last_offset = False
@@ -167,11 +206,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         # a meta offsets tensor has no values: only its length (the bag count) is known
-        starts = [0] * offsets.shape[0] if offsets.is_meta else \
-            [int(v) for v in offsets.tolist()]
+        starts = [0] * offsets.shape[0] if offsets.is_meta else [int(v) for v in offsets.tolist()]
     else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{input.dim()}")
+        raise ValueError(
+            f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}"
+        )
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if mode == "max":
@@ -182,28 +221,35 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     if sparse:
         raise NotImplementedError(
             "embedding_bag(sparse=True): ember has no sparse gradients; use sparse=False (the "
-            "weight gradient is then dense)")
+            "weight gradient is then dense)"
+        )
     _check_indices(input, "embedding_bag")
     idx = input._data
     num = weight.shape[0]
     n = idx.shape[0]
     if idx.size and not input.is_meta and (idx.min() < 0 or idx.max() >= num):
         bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-        raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but "
-                           f"found idx to be {bad}")
+        raise RuntimeError(
+            f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {bad}"
+        )
     if starts and starts[0] != 0:
-        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {starts[0]}")
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+            f"has to start from position 0. However, got {starts[0]}"
+        )
     if starts and starts[-1] > n:
-        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got "
-                           f"offsets[-1] of {starts[-1]}")
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {n} but got "
+            f"offsets[-1] of {starts[-1]}"
+        )
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
-            "GitHub.")
+            "GitHub."
+        )
     padding_idx = _wrap_padding_idx(padding_idx, num, "padding_idx")
     # NOTE: matches torch (CPU): with include_last_offset the last bag still runs to the end of
     # the input, whatever the last offset says
@@ -221,7 +267,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     else:
         for b in range(num_bags):
             if ends[b] > starts[b]:
-                bag_of[starts[b]:ends[b]] = b
+                bag_of[starts[b] : ends[b]] = b
     keep = bag_of >= 0
     if padding_idx is not None:
         keep &= idx != padding_idx
@@ -235,8 +281,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         return EmbeddingBagMax.apply(weight, entries, bag_t, num_bags)
     rows = EmbeddingLookup.apply(weight, entries, None, bool(scale_grad_by_freq))
     if mode == "sum" and per_sample_weights is not None:
-        psw = per_sample_weights if every else per_sample_weights.index_select(
-            0, _wrap(sel.astype(xp.int64)))
+        psw = (
+            per_sample_weights
+            if every
+            else per_sample_weights.index_select(0, _wrap(sel.astype(xp.int64)))
+        )
         rows = rows * psw.unsqueeze(1)
     elif mode == "mean":
         counts = xp.bincount(bag_t._data, minlength=num_bags).astype(weight._data.dtype)
@@ -256,8 +305,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
                 [0, 0, 1]])
     """
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"one_hot(): argument 'input' must be Tensor, not "
-                        f"{type(tensor).__name__}")
+        raise TypeError(f"one_hot(): argument 'input' must be Tensor, not {type(tensor).__name__}")
     x = tensor._data
     if x.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -64,8 +64,11 @@ class BackwardHook:
         if not (_gm.is_grad_enabled() and any(t.requires_grad for t in tensors)):
             return args, None
         new = BackwardHookFunction.apply(*tensors)
-        nodes = [t.grad_fn for t in new
-                 if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
+        nodes = [
+            t.grad_fn
+            for t in new
+            if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"
+        ]
         on_node(nodes[0])
         out = list(args)
         for i, t in zip(index, new, strict=True):
@@ -81,8 +84,11 @@ class BackwardHook:
         if self.input_index is not None:
             # NOTE: matches torch: a tensor input that does not require grad gets zeros in
             # grad_input (PyTorch materializes the undefined gradient of its identity output).
-            self.input_zeros = {i: (a.shape, a.dtype, a.device) for i, a in enumerate(args)
-                                if isinstance(a, Tensor) and not a.requires_grad}
+            self.input_zeros = {
+                i: (a.shape, a.dtype, a.device)
+                for i, a in enumerate(args)
+                if isinstance(a, Tensor) and not a.requires_grad
+            }
         return res
 
     def _input_hook(self, grad_input, _grad_output):
@@ -104,8 +110,10 @@ class BackwardHook:
             if out is None:
                 continue
             if len(out) != len(res):
-                raise RuntimeError("Backward hook returned an invalid number of grad_input, "
-                                   f"got {len(out)}, but expected {len(res)}")
+                raise RuntimeError(
+                    "Backward hook returned an invalid number of grad_input, "
+                    f"got {len(out)}, but expected {len(res)}"
+                )
             res = out
         self.grad_outputs = None
         return tuple(res[i] for i in self.input_index)
@@ -131,9 +139,11 @@ class BackwardHook:
             if out is None:
                 continue
             if len(out) != len(self.grad_outputs):
-                raise RuntimeError("Backward pre hook returned an invalid number of "
-                                   f"grad_output, got {len(out)}, but expected "
-                                   f"{len(self.grad_outputs)}")
+                raise RuntimeError(
+                    "Backward pre hook returned an invalid number of "
+                    f"grad_output, got {len(out)}, but expected "
+                    f"{len(self.grad_outputs)}"
+                )
             self.grad_outputs = tuple(out)
         local = self.grad_outputs
         if self.input_index is None:
@@ -142,14 +152,16 @@ class BackwardHook:
                 "module outputs since no inputs require gradients. See "
                 "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                 "#torch.nn.Module.register_full_backward_hook for more details.",
-                stacklevel=2)
+                stacklevel=2,
+            )
             grad_inputs = (None,) * self.n_inputs
             for hook in self.user_hooks:
                 out = hook(self.module, grad_inputs, self.grad_outputs)
-                if out is not None and not (isinstance(out, tuple)
-                                            and all(g is None for g in out)):
-                    raise RuntimeError("Backward hook for Modules where no input requires "
-                                       "gradient should always return None or None for all "
-                                       "gradients.")
+                if out is not None and not (isinstance(out, tuple) and all(g is None for g in out)):
+                    raise RuntimeError(
+                        "Backward hook for Modules where no input requires "
+                        "gradient should always return None or None for all "
+                        "gradients."
+                    )
             self.grad_outputs = None
         return tuple(local[i] for i in self.output_index)

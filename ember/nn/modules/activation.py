@@ -17,10 +17,34 @@ from ember.ops.creation import empty
 from ember.tensor import Tensor
 
 __all__ = [
-    "ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
-    "Mish", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh",
-    "LogSigmoid", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "GLU", "Softmax",
-    "LogSoftmax", "Softmin", "Softmax2d",
+    "ReLU",
+    "ReLU6",
+    "LeakyReLU",
+    "PReLU",
+    "RReLU",
+    "ELU",
+    "SELU",
+    "CELU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
+    "Softsign",
+    "Hardtanh",
+    "Hardsigmoid",
+    "Hardswish",
+    "Sigmoid",
+    "Tanh",
+    "LogSigmoid",
+    "Tanhshrink",
+    "Softshrink",
+    "Hardshrink",
+    "Threshold",
+    "GLU",
+    "Softmax",
+    "LogSoftmax",
+    "Softmin",
+    "Softmax2d",
 ]
 
 
@@ -129,16 +153,28 @@ class Hardtanh(Module):
     max_val: float
     inplace: bool
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
-                 min_value: float | None = None, max_value: float | None = None) -> None:
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
         super().__init__()
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
-                          FutureWarning, stacklevel=2)
+            warnings.warn(
+                "keyword argument `min_value` is deprecated and renamed to `min_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
-                          FutureWarning, stacklevel=2)
+            warnings.warn(
+                "keyword argument `max_value` is deprecated and renamed to `max_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
             max_val = max_value
         self.min_val = min_val
         self.max_val = max_val
@@ -210,8 +246,9 @@ class PReLU(Module):
     __constants__ = ["num_parameters"]
     num_parameters: int
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         self.num_parameters = num_parameters
         super().__init__()
@@ -244,8 +281,9 @@ class RReLU(Module):
     upper: float
     inplace: bool
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-                 inplace: bool = False) -> None:
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
         super().__init__()
         self.lower = lower
         self.upper = upper

@@ -46,19 +46,33 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     head: Linear
     tail: ModuleList
 
-    def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
-                 div_value: float = 4.0, head_bias: bool = False, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        in_features: int,
+        n_classes: int,
+        cutoffs: Sequence[int],
+        div_value: float = 4.0,
+        head_bias: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         cutoffs = list(cutoffs)
         if not cutoffs:
             raise ValueError("cutoffs should be a sequence of length larger than 0")
-        if (cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1
-                or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs)):
-            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
-                             "in an increasing order, where each value is between 1 and "
-                             f"n_classes-1 (got cutoffs={cutoffs}, n_classes={n_classes})")
+        if (
+            cutoffs != sorted(cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > n_classes - 1
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+        ):
+            raise ValueError(
+                "cutoffs should be a sequence of unique, positive integers sorted "
+                "in an increasing order, where each value is between 1 and "
+                f"n_classes-1 (got cutoffs={cutoffs}, n_classes={n_classes})"
+            )
         self.in_features = in_features
         self.n_classes = n_classes
         self.cutoffs = cutoffs + [n_classes]
@@ -72,8 +86,12 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             hidden = int(in_features // (div_value ** (i + 1)))
             size = self.cutoffs[i + 1] - self.cutoffs[i]
-            self.tail.append(Sequential(Linear(in_features, hidden, bias=False, **factory_kwargs),
-                                        Linear(hidden, size, bias=False, **factory_kwargs)))
+            self.tail.append(
+                Sequential(
+                    Linear(in_features, hidden, bias=False, **factory_kwargs),
+                    Linear(hidden, size, bias=False, **factory_kwargs),
+                )
+            )
 
     def reset_parameters(self) -> None:
         self.head.reset_parameters()
@@ -84,16 +102,22 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         if target_.dim() == 1:
             if input_.size(0) != target_.size(0):
-                raise RuntimeError("Input and target should have the same size in the batch "
-                                   f"dimension (input {list(input_.shape)}, target "
-                                   f"{list(target_.shape)}).")
+                raise RuntimeError(
+                    "Input and target should have the same size in the batch "
+                    f"dimension (input {list(input_.shape)}, target "
+                    f"{list(target_.shape)})."
+                )
             if input_.dim() != 2:
-                raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs "
-                                   f"with size {input_.size()}")
+                raise RuntimeError(
+                    "1D target tensor expects 2D input tensors, but found inputs "
+                    f"with size {input_.size()}"
+                )
         elif target_.dim() == 0:
             if input_.dim() != 1:
-                raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs "
-                                   f"with size {input_.size()}")
+                raise RuntimeError(
+                    "0D target tensor expects 1D input tensors, but found inputs "
+                    f"with size {input_.size()}"
+                )
         else:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         batched = target_.dim() > 0
@@ -115,8 +139,10 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 head_index[rows] = self.shortlist_size + i - 1
                 rows_per_cluster.append((i - 1, rows, lo))
         if used != t.shape[0]:
-            raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but "
-                               f"values in range [{int(t.min())}, {int(t.max())}] were found. ")
+            raise RuntimeError(
+                f"Target values should be in [0, {self.n_classes - 1}], but "
+                f"values in range [{int(t.min())}, {int(t.max())}] were found. "
+            )
         head_logprob = F.log_softmax(self.head(input), dim=1)
         output = head_logprob.gather(1, _wrap(head_index.reshape(-1, 1))).squeeze(1)
         for i, rows, lo in rows_per_cluster:
@@ -134,7 +160,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def _full_log_prob(self, input: Tensor, head_output: Tensor) -> Tensor:
         """The ``(N, n_classes)`` log-distribution, given ``self.head(input)``."""
         head_logprob = F.log_softmax(head_output, dim=1)
-        parts = [head_logprob[:, :self.shortlist_size]]
+        parts = [head_logprob[:, : self.shortlist_size]]
         for i in range(self.n_clusters):
             cluster = F.log_softmax(self.tail[i](input), dim=1)
             parts.append(cluster + head_logprob[:, self.shortlist_size + i].unsqueeze(1))

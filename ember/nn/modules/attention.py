@@ -43,14 +43,25 @@ class MultiheadAttention(Module):
     bias_k: Tensor | None
     bias_v: Tensor | None
 
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
-                 vdim: int | None = None, batch_first: bool = False, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(
                 f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
-                f"and num_heads={num_heads} instead")
+                f"and num_heads={num_heads} instead"
+            )
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.embed_dim = embed_dim
@@ -77,8 +88,9 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(empty(3 * embed_dim, **factory_kwargs))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
-                                                        **factory_kwargs)
+        self.out_proj = NonDynamicallyQuantizableLinear(
+            embed_dim, embed_dim, bias=bias, **factory_kwargs
+        )
         if add_bias_kv:
             self.bias_k = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
             self.bias_v = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
@@ -109,23 +121,56 @@ class MultiheadAttention(Module):
         state.setdefault("_qkv_same_embed_dim", True)
         super().__setstate__(state)
 
-    def forward(self, query: Tensor, key: Tensor, value: Tensor,
-                key_padding_mask: Tensor | None = None, need_weights: bool = True,
-                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
-                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None = None,
+        need_weights: bool = True,
+        attn_mask: Tensor | None = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
         key_padding_mask = _fa._canonical_mask(
-            key_padding_mask, "key_padding_mask", _fa._none_or_dtype(attn_mask), "attn_mask",
-            query.dtype)
-        attn_mask = _fa._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
-                                        check_other=False)
+            key_padding_mask,
+            "key_padding_mask",
+            _fa._none_or_dtype(attn_mask),
+            "attn_mask",
+            query.dtype,
+        )
+        attn_mask = _fa._canonical_mask(
+            attn_mask, "attn_mask", None, "", query.dtype, check_other=False
+        )
         p = self._parameters
         separate = not self._qkv_same_embed_dim
         # batch_first inputs are attended as (N, L, E) directly (PyTorch transposes them to
         # (L, N, E) and back; the numbers are the same)
         return _fa._mha(
-            query, key, value, self.embed_dim, self.num_heads, p["in_proj_weight"],
-            p["in_proj_bias"], self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, self.training, key_padding_mask,
-            need_weights, attn_mask, separate, p["q_proj_weight"], p["k_proj_weight"],
-            p["v_proj_weight"], None, None, average_attn_weights, is_causal,
-            self.batch_first and query.dim() == 3)
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            p["in_proj_weight"],
+            p["in_proj_bias"],
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            self.training,
+            key_padding_mask,
+            need_weights,
+            attn_mask,
+            separate,
+            p["q_proj_weight"],
+            p["k_proj_weight"],
+            p["v_proj_weight"],
+            None,
+            None,
+            average_attn_weights,
+            is_causal,
+            self.batch_first and query.dim() == 3,
+        )

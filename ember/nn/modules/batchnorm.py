@@ -11,8 +11,15 @@ from ember.nn.parameter import Parameter, UninitializedBuffer, UninitializedPara
 from ember.ops.creation import empty, ones, tensor, zeros
 from ember.tensor import Tensor
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d", "SyncBatchNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "SyncBatchNorm",
+]
 
 
 class _NormBase(Module):
@@ -29,9 +36,18 @@ class _NormBase(Module):
     affine: bool
     track_running_stats: bool
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None, dtype=None,
-                 *, bias: bool = True) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.num_features = num_features
@@ -51,8 +67,9 @@ class _NormBase(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", ones(num_features, **factory_kwargs))
-            self.register_buffer("num_batches_tracked",
-                                 tensor(0, dtype=_dtype.int64, device=device))
+            self.register_buffer(
+                "num_batches_tracked", tensor(0, dtype=_dtype.int64, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -78,12 +95,15 @@ class _NormBase(Module):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         version = local_metadata.get("version", None)
         if (version is None or version < 2) and self.track_running_stats:
             # NOTE: matches torch: a state_dict from before version 2 has no
@@ -91,10 +111,12 @@ class _NormBase(Module):
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
                 nbt = self.num_batches_tracked
-                state_dict[key] = (nbt if nbt is not None and not nbt.is_meta
-                                   else tensor(0, dtype=_dtype.int64))
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+                state_dict[key] = (
+                    nbt if nbt is not None and not nbt.is_meta else tensor(0, dtype=_dtype.int64)
+                )
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -109,9 +131,16 @@ class _BatchNorm(_NormBase):
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         # running statistics are updated only when tracked
         track = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if track else None,
-                            self.running_var if track else None, self.weight, self.bias,
-                            use_batch, factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if track else None,
+            self.running_var if track else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            factor,
+            self.eps,
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -170,8 +199,17 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
     weight: UninitializedParameter
     bias: UninitializedParameter
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None, *, bias=True) -> None:
+    def __init__(
+        self,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         # no affine, no statistics first, so no tensor is made only to be replaced
         super().__init__(0, eps, momentum, False, False, **factory_kwargs, bias=False)
@@ -268,11 +306,29 @@ class SyncBatchNorm(_BatchNorm):
         ember.Size([8, 4, 3])
     """
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, process_group=None,
-                 device=None, dtype=None, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats,
-                         device=device, dtype=dtype, bias=bias)
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group=None,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features,
+            eps,
+            momentum,
+            affine,
+            track_running_stats,
+            device=device,
+            dtype=dtype,
+            bias=bias,
+        )
         self.process_group = process_group
 
     def _check_input_dim(self, input: Tensor) -> None:
@@ -293,9 +349,15 @@ class SyncBatchNorm(_BatchNorm):
         """
         out = module
         if isinstance(module, _BatchNorm):
-            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
-                                module.track_running_stats, process_group,
-                                bias=module.bias is not None)
+            out = SyncBatchNorm(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
             if module.affine:
                 out.weight = module.weight
                 out.bias = module.bias

@@ -33,8 +33,7 @@ from ember.tensor import Tensor
 
 _call_impl = Module._call_impl
 
-__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _renumber(modules: dict, insert_at: int | None = None, new: Module | None = None) -> None:
@@ -68,8 +67,12 @@ def _set_member(module: Module, name: str, value) -> None:
     """``setattr(module, name, value)`` for the Parameter containers: Parameters and Modules
     are registered, other objects become plain attributes (without the registration
     diagnostics, which are about forgotten containers, not about a container's entries)."""
-    if (isinstance(value, (Parameter, Module)) or name in module._parameters
-            or name in module._modules or name in module._buffers):
+    if (
+        isinstance(value, (Parameter, Module))
+        or name in module._parameters
+        or name in module._modules
+        or name in module._buffers
+    ):
         setattr(module, name, value)
     else:
         object.__setattr__(module, name, value)
@@ -80,9 +83,12 @@ class Container(Module):
     argument as a submodule."""
 
     def __init__(self, **kwargs: Any) -> None:
-        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
-                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now "
+            "implemented in `nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
         super().__init__()
         for key, value in kwargs.items():
             self.add_module(key, value)
@@ -144,8 +150,10 @@ class Sequential(Module):
 
     def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
         combined = Sequential()
         for layer in chain(self, other):
             combined.append(layer)
@@ -153,8 +161,10 @@ class Sequential(Module):
 
     def __iadd__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
         offset = len(self)
         for i, module in enumerate(other):
             self.add_module(str(offset + i), module)
@@ -230,11 +240,16 @@ class Sequential(Module):
         for module in self._modules.values():
             # ``module(input)`` without its frame when the call would be just ``forward``: the
             # checks of ``Module._call_impl``'s no-hook fast path, spelled out
-            if (type(module).__call__ is _call_impl and not (
-                    module._forward_pre_hooks or module._forward_hooks
-                    or module._backward_hooks or module._backward_pre_hooks
-                    or _global_forward_pre_hooks or _global_forward_hooks
-                    or _global_backward_hooks or _global_backward_pre_hooks)):
+            if type(module).__call__ is _call_impl and not (
+                module._forward_pre_hooks
+                or module._forward_hooks
+                or module._backward_hooks
+                or module._backward_pre_hooks
+                or _global_forward_pre_hooks
+                or _global_forward_hooks
+                or _global_backward_hooks
+                or _global_backward_pre_hooks
+            ):
                 input = module.forward(input)
             else:
                 input = module(input)
@@ -336,8 +351,10 @@ class ModuleList(Module):
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Append every module of the iterable ``modules``; returns ``self``."""
         if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got "
-                            + type(modules).__name__)
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
         offset = len(self)
         for i, module in enumerate(modules):
             self.add_module(str(offset + i), module)
@@ -348,11 +365,13 @@ def _pairs(kind: str, items: Iterable) -> Iterator[tuple[Any, Any]]:
     """The ``(key, value)`` pairs of an iterable of pairs, checked as ``dict.update`` does."""
     for j, pair in enumerate(items):
         if not isinstance(pair, container_abcs.Iterable):
-            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is "
-                            f"{type(pair).__name__}")
+            raise TypeError(
+                f"{kind} update sequence element #{j} should be Iterable; is {type(pair).__name__}"
+            )
         if len(pair) != 2:
-            raise ValueError(f"{kind} update sequence element #{j} has length {len(pair)}; "
-                             "2 is required")
+            raise ValueError(
+                f"{kind} update sequence element #{j} has length {len(pair)}; 2 is required"
+            )
         yield pair[0], pair[1]
 
 
@@ -417,8 +436,10 @@ class ModuleDict(Module):
         """Add or replace entries from a mapping (a ``dict``, ``OrderedDict`` or
         ``ModuleDict``) or an iterable of ``(key, module)`` pairs, in their order."""
         if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
-                            "pairs, but got " + type(modules).__name__)
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value "
+                "pairs, but got " + type(modules).__name__
+            )
         if isinstance(modules, (ModuleDict, container_abcs.Mapping)):
             pairs = modules.items()
         else:
@@ -500,8 +521,10 @@ class ParameterList(Module):
         """Append every element of the iterable ``values``; returns ``self``."""
         # A Tensor is iterable, but unpacking it into rows is never what is meant here.
         if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
-            raise TypeError("ParameterList.extend should be called with an iterable, but got "
-                            + type(values).__name__)
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
         for value in values:
             self.append(value)
         return self
@@ -544,9 +567,11 @@ class ParameterDict(Module):
     @staticmethod
     def _check_key(key) -> str:
         if not isinstance(key, str):
-            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not "
-                            f"a string (type is '{type(key).__name__}'). Open an issue on "
-                            "github if you need non-string keys.")
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not "
+                f"a string (type is '{type(key).__name__}'). Open an issue on "
+                "github if you need non-string keys."
+            )
         return key
 
     def __getitem__(self, key: str) -> Any:
@@ -628,8 +653,10 @@ class ParameterDict(Module):
         """Add or replace entries from a mapping or an iterable of ``(key, value)`` pairs
         (see the class docstring for the order)."""
         if not isinstance(parameters, container_abcs.Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of "
-                            "key/value pairs, but got " + type(parameters).__name__)
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of "
+                "key/value pairs, but got " + type(parameters).__name__
+            )
         if isinstance(parameters, (OrderedDict, ParameterDict)):
             pairs = parameters.items()
         elif isinstance(parameters, container_abcs.Mapping):

@@ -12,9 +12,20 @@ from ember.nn.parameter import Parameter, UninitializedParameter
 from ember.ops.creation import empty
 from ember.tensor import Tensor
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 _PADDING_STRINGS = {"same", "valid"}
@@ -29,13 +40,35 @@ def _ntuple(v, n: int) -> tuple:
 class _ConvNd(Module):
     """What Conv and ConvTranspose layers share: arguments, parameters, init, repr."""
 
-    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
-                     "in_channels", "out_channels", "kernel_size"]
+    __constants__ = [
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "padding_mode",
+        "output_padding",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+    ]
     _num_dims = 0
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple,
-                 padding, dilation: tuple, transposed: bool, output_padding: tuple, groups: int,
-                 bias: bool, padding_mode: str, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: tuple,
+        stride: tuple,
+        padding,
+        dilation: tuple,
+        transposed: bool,
+        output_padding: tuple,
+        groups: int,
+        bias: bool,
+        padding_mode: str,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if groups <= 0:
@@ -47,13 +80,16 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in _PADDING_STRINGS:
                 # NOTE: matches torch: the set is printed in its (hash-dependent) order
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{_PADDING_STRINGS}")
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}"
+                )
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError(
+                f"padding_mode must be one of {_PADDING_MODES}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -76,8 +112,11 @@ class _ConvNd(Module):
         else:
             rev = tuple(p for p in reversed(padding) for _ in range(2))
         self._reversed_padding_repeated_twice = rev
-        shape = ((in_channels, out_channels // groups) if transposed
-                 else (out_channels, in_channels // groups)) + tuple(kernel_size)
+        shape = (
+            (in_channels, out_channels // groups)
+            if transposed
+            else (out_channels, in_channels // groups)
+        ) + tuple(kernel_size)
         self.weight = Parameter(empty(shape, **factory_kwargs))
         if bias:
             self.bias = Parameter(empty(out_channels, **factory_kwargs))
@@ -91,8 +130,10 @@ class _ConvNd(Module):
         reset_linear(self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
@@ -116,22 +157,51 @@ class _ConvNd(Module):
 class _Conv(_ConvNd):
     _fn = None  # F.conv1d / conv2d / conv3d
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         n = self._num_dims
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
-                         padding if isinstance(padding, str) else _ntuple(padding, n),
-                         _ntuple(dilation, n), False, (0,) * n, groups, bias, padding_mode,
-                         device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _ntuple(kernel_size, n),
+            _ntuple(stride, n),
+            padding if isinstance(padding, str) else _ntuple(padding, n),
+            _ntuple(dilation, n),
+            False,
+            (0,) * n,
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         if self.padding_mode != "zeros":
-            return type(self)._fn(F.pad(input, self._reversed_padding_repeated_twice,
-                                        mode=self.padding_mode),
-                                  weight, bias, self.stride, 0, self.dilation, self.groups)
-        return type(self)._fn(input, weight, bias, self.stride, self.padding, self.dilation,
-                              self.groups)
+            return type(self)._fn(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                0,
+                self.dilation,
+                self.groups,
+            )
+        return type(self)._fn(
+            input, weight, bias, self.stride, self.padding, self.dilation, self.groups
+        )
 
     def forward(self, input: Tensor) -> Tensor:
         p = self._parameters
@@ -190,20 +260,52 @@ class Conv3d(_Conv):
 class _ConvTransposeNd(_ConvNd):
     _fn = None
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
-                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation=1,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         if padding_mode != "zeros":
-            raise ValueError(f'Only "zeros" padding mode is supported for '
-                             f"{self.__class__.__name__}")
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
+            )
         n = self._num_dims
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
-                         _ntuple(padding, n), _ntuple(dilation, n), True,
-                         _ntuple(output_padding, n), groups, bias, padding_mode,
-                         device=device, dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            _ntuple(kernel_size, n),
+            _ntuple(stride, n),
+            _ntuple(padding, n),
+            _ntuple(dilation, n),
+            True,
+            _ntuple(output_padding, n),
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
 
-    def _output_padding(self, input: Tensor, output_size, stride, padding, kernel_size,
-                        num_spatial_dims: int, dilation=None) -> list:
+    def _output_padding(
+        self,
+        input: Tensor,
+        output_size,
+        stride,
+        padding,
+        kernel_size,
+        num_spatial_dims: int,
+        dilation=None,
+    ) -> list:
         """The output padding that gives ``output_size`` (PyTorch's rule: any size from the
         minimum to ``stride - 1`` more)."""
         if output_size is None:
@@ -214,28 +316,38 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) == lead + n:
             output_size = output_size[lead:]
         if len(output_size) != n:
-            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must "
-                             f"have {n} or {lead + n} elements (got {len(output_size)})")
-        mins = [(input.shape[i + lead] - 1) * stride[i] - 2 * padding[i]
-                + (dilation[i] if dilation is not None else 1) * (kernel_size[i] - 1) + 1
-                for i in range(n)]
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must "
+                f"have {n} or {lead + n} elements (got {len(output_size)})"
+            )
+        mins = [
+            (input.shape[i + lead] - 1) * stride[i]
+            - 2 * padding[i]
+            + (dilation[i] if dilation is not None else 1) * (kernel_size[i] - 1)
+            + 1
+            for i in range(n)
+        ]
         maxs = [mins[i] + stride[i] - 1 for i in range(n)]
         for i in range(n):
             if not mins[i] <= output_size[i] <= maxs[i]:
                 raise ValueError(
                     f"requested an output size of {output_size}, but valid sizes range from "
-                    f"{mins} to {maxs} (for an input of {input.shape[2:]})")
+                    f"{mins} to {maxs} (for an input of {input.shape[2:]})"
+                )
         return [output_size[i] - mins[i] for i in range(n)]
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:
         if self.padding_mode != "zeros":
-            raise ValueError(f"Only `zeros` padding mode is supported for "
-                             f"{self.__class__.__name__}")
+            raise ValueError(
+                f"Only `zeros` padding mode is supported for {self.__class__.__name__}"
+            )
         n = self._num_dims
-        op = self._output_padding(input, output_size, self.stride, self.padding,
-                                  self.kernel_size, n, self.dilation)
-        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, op,
-                              self.groups, self.dilation)
+        op = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, n, self.dilation
+        )
+        return type(self)._fn(
+            input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation
+        )
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -311,7 +423,8 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if input.dim() not in (n, n + 1):
             raise RuntimeError(
                 f"Expected {n}D (unbatched) or {n + 1}D (batched) input to "
-                f"{self.__class__.__name__}, but got input of size: {input.shape}")
+                f"{self.__class__.__name__}, but got input of size: {input.shape}"
+            )
         return input.shape[1] if input.dim() == n + 1 else input.shape[0]
 
     def _lazy_init(self, out_channels: int, bias: bool, factory_kwargs: dict) -> None:
@@ -322,40 +435,93 @@ class _LazyConvXdMixin(LazyModuleMixin):
 
 
 def _lazy_conv(name: str, base: type) -> type:
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         # a bias-less layer with 0 channels first, so no tensor is made only to be replaced
-        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
-                                 False, padding_mode)
+        LazyModuleMixin.__init__(
+            self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode
+        )
         self._lazy_init(out_channels, bias, {"device": device, "dtype": dtype})
 
-    doc = (f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first "
-           f"input (``input.shape[1]``, or ``shape[0]`` unbatched); it becomes a "
-           f"``{base.__name__}`` after that call.\n\n    Example:\n"
-           f"        >>> m = ember.nn.{name}(4, 3)\n"
-           f"        >>> m(ember.randn(1, 2{', 8' * base._num_dims})).shape[1]\n        4\n")
-    return type(name, (_LazyConvXdMixin, base),
-                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
-                 "__module__": __name__, "__qualname__": name})
+    doc = (
+        f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first "
+        f"input (``input.shape[1]``, or ``shape[0]`` unbatched); it becomes a "
+        f"``{base.__name__}`` after that call.\n\n    Example:\n"
+        f"        >>> m = ember.nn.{name}(4, 3)\n"
+        f"        >>> m(ember.randn(1, 2{', 8' * base._num_dims})).shape[1]\n        4\n"
+    )
+    return type(
+        name,
+        (_LazyConvXdMixin, base),
+        {
+            "__init__": __init__,
+            "cls_to_become": base,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__qualname__": name,
+        },
+    )
 
 
 def _lazy_conv_transpose(name: str, base: type) -> type:
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
-        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
-                                 groups, False, dilation, padding_mode)
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation=1,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        LazyModuleMixin.__init__(
+            self,
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+        )
         self._lazy_init(out_channels, bias, {"device": device, "dtype": dtype})
 
-    doc = (f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first "
-           f"input (``input.shape[1]``, or ``shape[0]`` unbatched); it becomes a "
-           f"``{base.__name__}`` after that call.\n\n    Example:\n"
-           f"        >>> m = ember.nn.{name}(4, 3)\n"
-           f"        >>> m(ember.randn(1, 2{', 8' * base._num_dims})).shape[1]\n        4\n")
-    return type(name, (_LazyConvXdMixin, base),
-                {"__init__": __init__, "cls_to_become": base, "__doc__": doc,
-                 "__module__": __name__, "__qualname__": name})
+    doc = (
+        f"A :class:`{base.__name__}` whose ``in_channels`` is inferred from the first "
+        f"input (``input.shape[1]``, or ``shape[0]`` unbatched); it becomes a "
+        f"``{base.__name__}`` after that call.\n\n    Example:\n"
+        f"        >>> m = ember.nn.{name}(4, 3)\n"
+        f"        >>> m(ember.randn(1, 2{', 8' * base._num_dims})).shape[1]\n        4\n"
+    )
+    return type(
+        name,
+        (_LazyConvXdMixin, base),
+        {
+            "__init__": __init__,
+            "cls_to_become": base,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__qualname__": name,
+        },
+    )
 
 
 LazyConv1d = _lazy_conv("LazyConv1d", Conv1d)

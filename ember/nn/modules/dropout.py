@@ -7,8 +7,7 @@ from ember.nn import functional as F
 from ember.nn.modules.module import Module
 from ember.tensor import Tensor
 
-__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-           "FeatureAlphaDropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):

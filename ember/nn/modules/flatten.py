@@ -46,12 +46,16 @@ class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
         if not isinstance(unflattened_size, (tuple, list)):
-            raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
-                            f"{type(unflattened_size).__name__}")
+            raise TypeError(
+                f"unflattened_size must be a tuple of ints, but found type "
+                f"{type(unflattened_size).__name__}"
+            )
         for i, s in enumerate(unflattened_size):
             if not isinstance(s, int):
-                raise TypeError(f"unflattened_size must be tuple of ints, but found element of "
-                                f"type {type(s).__name__} at pos {i}")
+                raise TypeError(
+                    f"unflattened_size must be tuple of ints, but found element of "
+                    f"type {type(s).__name__} at pos {i}"
+                )
         self.dim = dim
         self.unflattened_size = unflattened_size
 

@@ -8,8 +8,14 @@ from ember.nn import functional as F
 from ember.nn.modules.batchnorm import _LazyNormBase, _NormBase
 from ember.tensor import Tensor
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+__all__ = [
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]
 
 
 class _InstanceNorm(_NormBase):
@@ -18,11 +24,28 @@ class _InstanceNorm(_NormBase):
 
     _no_batch_dim = 0  # the rank of an unbatched input
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
-                 affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats,
-                         device=device, dtype=dtype, bias=bias)
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features,
+            eps,
+            momentum,
+            affine,
+            track_running_stats,
+            device=device,
+            dtype=dtype,
+            bias=bias,
+        )
 
     def _check_input_dim(self, input: Tensor) -> None:
         nd = self._no_batch_dim
@@ -33,18 +56,25 @@ class _InstanceNorm(_NormBase):
         return self._no_batch_dim
 
     def _apply_instance_norm(self, input: Tensor) -> Tensor:
-        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                               self.training or not self.track_running_stats,
-                               self.momentum if self.momentum is not None else 0.0, self.eps)
+        return F.instance_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            self.momentum if self.momentum is not None else 0.0,
+            self.eps,
+        )
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         version = local_metadata.get("version", None)
         # NOTE: matches torch: a state_dict without a version (before 0.4) may carry running
         # statistics an untracked instance norm does not have: report and drop them
         if version is None and not self.track_running_stats:
-            keys = [prefix + n for n in ("running_mean", "running_var")
-                    if prefix + n in state_dict]
+            keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
             if keys:
                 klass = type(self).__name__
                 names = " and ".join(f'"{k}"' for k in keys)
@@ -54,11 +84,13 @@ class _InstanceNorm(_NormBase):
                     f"0.4.0, this may be expected because {klass} does not track running stats "
                     "by default since 0.4.0. Please remove these keys from state_dict. If the "
                     "running stats are actually needed, instead set track_running_stats=True "
-                    f"in {klass} to enable them. See the documentation of {klass} for details.")
+                    f"in {klass} to enable them. See the documentation of {klass} for details."
+                )
                 for k in keys:
                     state_dict.pop(k)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
@@ -67,11 +99,14 @@ class _InstanceNorm(_NormBase):
             if self.affine:
                 raise ValueError(
                     f"expected input's size at dim={feature_dim} to match num_features "
-                    f"({self.num_features}), but got: {input.size(feature_dim)}.")
+                    f"({self.num_features}), but got: {input.size(feature_dim)}."
+                )
             warnings.warn(
                 f"input's size at dim={feature_dim} does not match num_features. You can "
                 "silence this warning by not passing in num_features, which is not used "
-                "because affine=False", stacklevel=2)
+                "because affine=False",
+                stacklevel=2,
+            )
         if input.dim() == self._get_no_batch_dim():
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)

@@ -59,10 +59,10 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._load_hook = _picklable(
-            self._register_load_state_dict_pre_hook(self._lazy_load_hook))
+        self._load_hook = _picklable(self._register_load_state_dict_pre_hook(self._lazy_load_hook))
         self._initialize_hook = _picklable(
-            self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True))
+            self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
+        )
 
     def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
         # Uninitialized entries go in as they are (they cannot be detached: they have no data).
@@ -83,8 +83,9 @@ class LazyModuleMixin:
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                        unexpected_keys, error_msgs) -> None:
+    def _lazy_load_hook(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         """``load_state_dict`` pre-hook: give each uninitialized entry the shape of the
         initialized tensor about to be loaded into it; ``Module._load_from_state_dict`` then
         copies the values as for any module."""
@@ -102,12 +103,14 @@ class LazyModuleMixin:
         """Materialize the uninitialized parameters and buffers from the first call's inputs
         (``*args, **kwargs`` are the arguments of that call). Lazy modules implement this."""
         raise NotImplementedError(
-            f"initialize_parameters is not implemented for {self.__class__.__name__}")
+            f"initialize_parameters is not implemented for {self.__class__.__name__}"
+        )
 
     def has_uninitialized_params(self) -> bool:
         """Whether any of this module's own parameters or buffers is still uninitialized."""
-        return any(is_lazy(t) for t in itertools.chain(self._parameters.values(),
-                                                        self._buffers.values()))
+        return any(
+            is_lazy(t) for t in itertools.chain(self._parameters.values(), self._buffers.values())
+        )
 
     def _infer_parameters(self, module, args, kwargs=None) -> None:
         # The forward pre-hook: runs at the first call only, since it removes itself.
@@ -124,7 +127,8 @@ class LazyModuleMixin:
     def _replicate_for_data_parallel(self):
         raise RuntimeError(
             "Modules with uninitialized parameters can't be used with `DataParallel`. Run a "
-            "dummy forward pass to correctly initialize the modules")
+            "dummy forward pass to correctly initialize the modules"
+        )
 
 
 class _PicklableHandle(RemovableHandle):
@@ -138,8 +142,7 @@ class _PicklableHandle(RemovableHandle):
     """
 
     def __getstate__(self):
-        return (self.hooks_dict_ref(), self.id,
-                tuple(ref() for ref in self.extra_dict_ref))
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
 
     def __setstate__(self, state) -> None:
         hooks, self.id, extras = state

@@ -52,8 +52,9 @@ class Linear(Module):
     out_features: int
     weight: Tensor
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.in_features = in_features
@@ -81,8 +82,10 @@ class Linear(Module):
         return F.linear(input, w, b)
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -138,7 +141,8 @@ class LazyLinear(LazyModuleMixin, Linear):
             if input.shape[-1] != self.weight.shape[-1]:
                 raise AssertionError(
                     f"The in_features inferred from input: {input.shape[-1]} is not equal to "
-                    f"in_features from self.weight: {self.weight.shape[-1]}")
+                    f"in_features from self.weight: {self.weight.shape[-1]}"
+                )
             self.in_features = input.shape[-1]
 
 
@@ -156,15 +160,21 @@ class Bilinear(Module):
 
     __constants__ = ["in1_features", "in2_features", "out_features"]
 
-    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features),
-                                      **factory_kwargs))
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), **factory_kwargs))
         if bias:
             self.bias = Parameter(empty(out_features, **factory_kwargs))
         else:
@@ -178,5 +188,7 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )

@@ -74,14 +74,19 @@ class LinearCrossEntropyOptions:
             if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
                 raise ValueError(f"invalid chunking_method: {self.chunking_method!r}")
         # NOTE: matches torch: a bool passes the int check
-        if not (self.batch_chunk_size is None
-                or (isinstance(self.batch_chunk_size, int) and self.batch_chunk_size > 0)):
+        if not (
+            self.batch_chunk_size is None
+            or (isinstance(self.batch_chunk_size, int) and self.batch_chunk_size > 0)
+        ):
             raise ValueError(
-                f"batch_chunk_size must be positive int or None, got {self.batch_chunk_size!r}")
+                f"batch_chunk_size must be positive int or None, got {self.batch_chunk_size!r}"
+            )
         if self.acc_dtype is not None and self.acc_dtype not in _ACC_DTYPES:
             names = ", ".join(["None"] + [str(d) for d in _ACC_DTYPES])
-            raise ValueError(f"acc_dtype must be one of {{{names}}}, got {self.acc_dtype!r}. "
-                             "Pass acc_dtype=None to let the op pick automatically.")
+            raise ValueError(
+                f"acc_dtype must be one of {{{names}}}, got {self.acc_dtype!r}. "
+                "Pass acc_dtype=None to let the op pick automatically."
+            )
 
     @staticmethod
     def _chunk_size(num_batches: int, in_features: int, num_classes: int, method: str) -> int:
@@ -93,31 +98,44 @@ class LinearCrossEntropyOptions:
         chunk = 1 << max(target - 1, 0).bit_length()  # the next power of 2 >= target
         return min(chunk // factor, num_batches)
 
-    def _adjust(self, num_batches: int, in_features: int, num_classes: int, dtype,
-                device=None) -> LinearCrossEntropyOptions:
+    def _adjust(
+        self, num_batches: int, in_features: int, num_classes: int, dtype, device=None
+    ) -> LinearCrossEntropyOptions:
         """These options with ``"auto"`` and None resolved for one call (PyTorch's rules);
         ``device=None`` takes the fallback pick."""
         acc_policy, method = self.acc_policy, self.chunking_method
         if method == "auto" and self.batch_chunk_size is not None:
             method = None  # an explicit size wins over the automatic method
         if acc_policy == "auto" or method == "auto":
-            ap, cm = (_AUTO_DEFAULTS.get((device.type, dtype), _AUTO_FALLBACK)
-                      if device is not None else _AUTO_FALLBACK)
+            ap, cm = (
+                _AUTO_DEFAULTS.get((device.type, dtype), _AUTO_FALLBACK)
+                if device is not None
+                else _AUTO_FALLBACK
+            )
             acc_policy = ap if acc_policy == "auto" else acc_policy
             method = cm if method == "auto" else method
-        size = num_batches if self.batch_chunk_size is None else min(self.batch_chunk_size,
-                                                                      num_batches)
+        size = (
+            num_batches
+            if self.batch_chunk_size is None
+            else min(self.batch_chunk_size, num_batches)
+        )
         if method is not None:
             size = self._chunk_size(num_batches, in_features, num_classes, method)
             if self.batch_chunk_size is not None and self.batch_chunk_size != size:
                 raise ValueError(
                     f"batch_chunk_size (={self.batch_chunk_size}) and chunking_method "
                     f"('{method}') give different chunk sizes ({self.batch_chunk_size} vs "
-                    f"{size}); pass only one.")
+                    f"{size}); pass only one."
+                )
         acc_dtype = self.acc_dtype
         if acc_dtype is None:
             # "auto" computes low-precision inputs in float32; otherwise the input's dtype
             low = self.acc_policy == "auto" and device is not None and dtype in _LOW
             acc_dtype = _dtype.float32 if low else dtype
-        return dataclasses.replace(self, acc_policy=acc_policy, chunking_method=method,
-                                   batch_chunk_size=max(1, size), acc_dtype=acc_dtype)
+        return dataclasses.replace(
+            self,
+            acc_policy=acc_policy,
+            chunking_method=method,
+            batch_chunk_size=max(1, size),
+            acc_dtype=acc_dtype,
+        )

@@ -62,8 +62,9 @@ class _Loss(Module):
 class _WeightedLoss(_Loss):
     """A loss with a per-class ``weight``, registered as a buffer (None when not given)."""
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.weight: Tensor | None
@@ -113,8 +114,9 @@ class SmoothL1Loss(_Loss):
 
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 beta: float = 1.0) -> None:
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
@@ -156,15 +158,28 @@ class CrossEntropyLoss(_WeightedLoss):
     ignore_index: int
     label_smoothing: float
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
-                 reduce=None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class NLLLoss(_WeightedLoss):
@@ -178,14 +193,25 @@ class NLLLoss(_WeightedLoss):
     __constants__ = ["ignore_index", "reduction"]
     ignore_index: int
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
-                 reduce=None, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class BCELoss(_WeightedLoss):
@@ -198,8 +224,9 @@ class BCELoss(_WeightedLoss):
 
     __constants__ = ["reduction"]
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -215,8 +242,14 @@ class BCEWithLogitsLoss(_Loss):
         tensor(0.6931)
     """
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
-                 reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
@@ -224,9 +257,9 @@ class BCEWithLogitsLoss(_Loss):
         self.pos_weight: Tensor | None
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
+        )
 
 
 class KLDivLoss(_Loss):
@@ -241,8 +274,9 @@ class KLDivLoss(_Loss):
 
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 log_target: bool = False) -> None:
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
@@ -263,16 +297,29 @@ class PoissonNLLLoss(_Loss):
     full: bool
     eps: float
 
-    def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
-                 eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average=None,
+        eps: float = 1e-8,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_input = log_input
         self.full = full
         self.eps = eps
 
     def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
-                                  eps=self.eps, reduction=self.reduction)
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
 
 
 class GaussianNLLLoss(_Loss):
@@ -293,8 +340,9 @@ class GaussianNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, input: Tensor, target: Tensor, var) -> Tensor:
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
-                                   reduction=self.reduction)
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
 
 
 class CosineEmbeddingLoss(_Loss):
@@ -310,14 +358,16 @@ class CosineEmbeddingLoss(_Loss):
     __constants__ = ["margin", "reduction"]
     margin: float
 
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
-                                       reduction=self.reduction)
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class MarginRankingLoss(_Loss):
@@ -332,14 +382,16 @@ class MarginRankingLoss(_Loss):
     __constants__ = ["margin", "reduction"]
     margin: float
 
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
-                                     reduction=self.reduction)
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -353,14 +405,14 @@ class HingeEmbeddingLoss(_Loss):
     __constants__ = ["margin", "reduction"]
     margin: float
 
-    def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.hinge_embedding_loss(input, target, margin=self.margin,
-                                      reduction=self.reduction)
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
@@ -390,13 +442,15 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     __constants__ = ["reduction"]
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
-                                             reduction=self.reduction)
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 class MultiMarginLoss(_WeightedLoss):
@@ -411,20 +465,35 @@ class MultiMarginLoss(_WeightedLoss):
     margin: float
     p: int
 
-    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
-                 size_average=None, reduce=None, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Tensor | None = None,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         if p != 1 and p != 2:
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
-            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
-                             f"{weight.dim()}D instead")
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                f"{weight.dim()}D instead"
+            )
         self.p = p
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
-                                   weight=self.weight, reduction=self.reduction)
+        return F.multi_margin_loss(
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
+        )
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -461,21 +530,37 @@ class TripletMarginLoss(_Loss):
     eps: float
     swap: bool
 
-    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
-                 swap: bool = False, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average=None,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
-            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
-                             f"{margin} instead")
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
         self.margin = margin
         self.p = p
         self.eps = eps
         self.swap = swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
-                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
 
 
 def _default_distance():
@@ -501,21 +586,36 @@ class TripletMarginWithDistanceLoss(_Loss):
     margin: float
     swap: bool
 
-    def __init__(self, *, distance_function: Callable | None = None, margin: float = 1.0,
-                 swap: bool = False, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        *,
+        distance_function: Callable | None = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average=None, reduce=None, reduction=reduction)
         if margin <= 0:
-            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
-                             f"than 0, got {margin} instead")
-        self.distance_function = (distance_function if distance_function is not None
-                                  else _default_distance())
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                f"than 0, got {margin} instead"
+            )
+        self.distance_function = (
+            distance_function if distance_function is not None else _default_distance()
+        )
         self.margin = margin
         self.swap = swap
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_with_distance_loss(
-            anchor, positive, negative, distance_function=self.distance_function,
-            margin=self.margin, swap=self.swap, reduction=self.reduction)
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
 
 
 class CTCLoss(_Loss):
@@ -531,16 +631,23 @@ class CTCLoss(_Loss):
     blank: int
     zero_infinity: bool
 
-    def __init__(self, blank: int = 0, reduction: str = "mean",
-                 zero_infinity: bool = False) -> None:
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
         super().__init__(reduction=reduction)
         self.blank = blank
         self.zero_infinity = zero_infinity
 
-    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths,
-                target_lengths) -> Tensor:
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
-                          self.reduction, self.zero_infinity)
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
+        )
 
 
 class NLLLoss2d(NLLLoss):
@@ -556,11 +663,21 @@ class NLLLoss2d(NLLLoss):
         tensor(0.5000)
     """
 
-    def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
-                 reduce=None, reduction: str = "mean") -> None:
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
-                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
-                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+            "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+            "#torch.nn.NLLLoss for more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
@@ -587,50 +704,74 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     """
 
     # NOTE: matches torch: options is not a constant (it is not scriptable there)
-    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index",
-                     "label_smoothing"]
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
     num_classes: int
     out_features: tuple[int, ...]
     ignore_index: int | None
     label_smoothing: float
     options: LinearCrossEntropyOptions | None
 
-    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (),
-                 bias: bool = False, device=None, dtype=None, reduction: str = "mean",
-                 weight: Tensor | None = None, ignore_index: int | None = None,
-                 label_smoothing: float = 0.0,
-                 options: LinearCrossEntropyOptions | None = None) -> None:
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device=None,
+        dtype=None,
+        reduction: str = "mean",
+        weight: Tensor | None = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options: LinearCrossEntropyOptions | None = None,
+    ) -> None:
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise RuntimeError(
-                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
         if label_smoothing < 0 or label_smoothing > 1.0:
             raise RuntimeError(
-                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
         super().__init__(weight=weight, reduction=reduction)
         self.num_classes = num_classes
         self.out_features = out_features
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
         # Linear takes a 2-D weight: the (C, *out_features, in) weight is stored flat
-        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
-                             device=device, dtype=dtype)
+        self.linear = Linear(
+            in_features,
+            math.prod(out_features, start=num_classes),
+            bias=bias,
+            device=device,
+            dtype=dtype,
+        )
         self.options = options
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         lin = self.linear
         shape = (self.num_classes, *self.out_features)
-        weight = lin.weight.reshape((*shape, lin.in_features)) if self.out_features else \
-            lin.weight
+        weight = lin.weight.reshape((*shape, lin.in_features)) if self.out_features else lin.weight
         bias = lin.bias
         if bias is not None and self.out_features:
             bias = bias.reshape(shape)
         return F.linear_cross_entropy(
-            input, weight, target, linear_bias=bias, weight=self.weight,
-            reduction=self.reduction, ignore_index=self.ignore_index,
-            label_smoothing=self.label_smoothing, options=self.options)
+            input,
+            weight,
+            target,
+            linear_bias=bias,
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
-                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
-                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
-                f"label_smoothing={self.label_smoothing}, options={self.options}")
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+            f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+            f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+            f"label_smoothing={self.label_smoothing}, options={self.options}"
+        )

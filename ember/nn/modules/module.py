@@ -120,13 +120,16 @@ def register_module_forward_pre_hook(hook) -> RemovableHandle:
     return _add_hook(_global_forward_pre_hooks, hook)
 
 
-def register_module_forward_hook(hook, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
+def register_module_forward_hook(
+    hook, *, with_kwargs: bool = False, always_call: bool = False
+) -> RemovableHandle:
     """Register ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)`` with
     ``with_kwargs``) to run after every module's ``forward``."""
-    handle = _add_hook(_global_forward_hooks, hook,
-                       extra=[_global_forward_hooks_always_called,
-                              _global_forward_hooks_with_kwargs])
+    handle = _add_hook(
+        _global_forward_hooks,
+        hook,
+        extra=[_global_forward_hooks_always_called, _global_forward_hooks_with_kwargs],
+    )
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     if with_kwargs:
@@ -139,7 +142,8 @@ def _set_global_full(full: bool) -> None:
     if _global_is_full_backward_hook is (not full):
         raise RuntimeError(
             "Cannot use both regular backward hooks and full backward hooks as a global "
-            "Module hook. Please use only one of them.")
+            "Module hook. Please use only one of them."
+        )
     _global_is_full_backward_hook = full
 
 
@@ -195,7 +199,9 @@ def _diagnose(module: Module, name: str, value) -> None:
                 f"it. Wrap it in nn.Parameter(...) to train it, or use "
                 f"register_buffer('{name}', tensor) for state that is not trained. "
                 "(ember.nn.set_registration_warnings(False) silences this.)",
-                RegistrationWarning, stacklevel=3)
+                RegistrationWarning,
+                stacklevel=3,
+            )
         return
     items = value.values() if isinstance(value, dict) else value
     kinds = set()
@@ -218,7 +224,9 @@ def _diagnose(module: Module, name: str, value) -> None:
         f"so parameters(), optimizers, .to() and state_dict() will not see them. Use "
         f"{' / '.join(fixes)} instead. "
         "(ember.nn.set_registration_warnings(False) silences this.)",
-        RegistrationWarning, stacklevel=3)
+        RegistrationWarning,
+        stacklevel=3,
+    )
 
 
 # ---- the load_state_dict transaction -----------------------------------------------------------
@@ -242,7 +250,8 @@ _OWN_STATE = frozenset(("_parameters", "_buffers", "_modules", "_non_persistent_
 
 def _forward_unimplemented(self, *input: Any) -> None:
     raise NotImplementedError(
-        f'Module [{type(self).__name__}] is missing the required "forward" function')
+        f'Module [{type(self).__name__}] is missing the required "forward" function'
+    )
 
 
 class Module:
@@ -270,11 +279,15 @@ class Module:
 
     def __init__(self, *args, **kwargs) -> None:
         if not self.call_super_init and kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
-                            f"argument '{next(iter(kwargs))}'")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword "
+                f"argument '{next(iter(kwargs))}'"
+            )
         if not self.call_super_init and args:
-            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
-                            f"{len(args) + 1} were given")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                f"{len(args) + 1} were given"
+            )
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = {}
@@ -313,8 +326,10 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
         # NOTE: matches torch: an explicit call follows ``persistent``, even for a tensor marked
         # by ``Buffer(..., persistent=...)`` (only assignment reads the mark).
         for hook in _global_buffer_registration_hooks.values():
@@ -343,13 +358,16 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
         if param.grad_fn is not None:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
-                "compute the value in the forward() method.")
+                "compute the value in the forward() method."
+            )
         for hook in _global_parameter_registration_hooks.values():
             out = hook(self, name, param)
             if out is not None:
@@ -401,22 +419,24 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._discard(name, d, self._buffers, self._modules,
-                          self._non_persistent_buffers_set)
+            self._discard(name, d, self._buffers, self._modules, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
             return
         modules = d.get("_modules")
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._discard(name, d, self._parameters, self._buffers,
-                          self._non_persistent_buffers_set)
+            self._discard(
+                name, d, self._parameters, self._buffers, self._non_persistent_buffers_set
+            )
             for hook in _global_module_registration_hooks.values():
                 out = hook(self, name, value)
                 if out is not None:
@@ -425,8 +445,10 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
-                                "(torch.nn.Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
             for hook in _global_module_registration_hooks.values():
                 out = hook(self, name, value)
                 if out is not None:
@@ -437,17 +459,25 @@ class Module:
         is_buffer = isinstance(value, Buffer)
         if is_buffer or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
+                )
             if buffers is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
-            persistent = value.persistent if is_buffer else \
-                name not in self._non_persistent_buffers_set
+            persistent = (
+                value.persistent if is_buffer else name not in self._non_persistent_buffers_set
+            )
             self.register_buffer(name, value, persistent)
             return
-        if _registration_warnings and name not in _OWN_STATE and (
+        if (
+            _registration_warnings
+            and name not in _OWN_STATE
+            and (
                 type(value) in (list, tuple, set, frozenset, dict, OrderedDict)
-                or isinstance(value, Tensor)):
+                or isinstance(value, Tensor)
+            )
+        ):
             _diagnose(self, name, value)
         object.__setattr__(self, name, value)
 
@@ -486,10 +516,19 @@ class Module:
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
         # Modules pickled by older versions may lack the newer hook dicts.
-        for name in ("_forward_pre_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
-                     "_forward_hooks_always_called", "_forward_pre_hooks_with_kwargs",
-                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-                     "_load_state_dict_post_hooks", "_backward_pre_hooks", "_backward_hooks"):
+        for name in (
+            "_forward_pre_hooks",
+            "_forward_hooks",
+            "_forward_hooks_with_kwargs",
+            "_forward_hooks_always_called",
+            "_forward_pre_hooks_with_kwargs",
+            "_state_dict_hooks",
+            "_state_dict_pre_hooks",
+            "_load_state_dict_pre_hooks",
+            "_load_state_dict_post_hooks",
+            "_backward_pre_hooks",
+            "_backward_hooks",
+        ):
             if name not in self.__dict__:
                 self.__dict__[name] = OrderedDict()
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
@@ -560,7 +599,8 @@ class Module:
             "Reached a code path in Module.get_extra_state() that should never be called. "
             "Please file an issue at "
             "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
-            "to report this bug.")
+            "to report this bug."
+        )
 
     def set_extra_state(self, state: Any) -> None:
         """Restore what ``get_extra_state`` returned."""
@@ -568,13 +608,17 @@ class Module:
             "Reached a code path in Module.set_extra_state() that should never be called. "
             "Please file an issue at "
             "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
-            "to report this bug.")
+            "to report this bug."
+        )
 
     # ---- traversal ------------------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                   if recurse else [(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for k, v in get_members_fn(module):
                 if v is None or v in memo:
@@ -587,8 +631,10 @@ class Module:
         """``list(self.parameters())``, gathered without building the dotted names (a
         per-step cost of ``zero_grad``) when no class on the way redefines the traversal."""
         cls = type(self)
-        if (cls.parameters is not Module.parameters
-                or cls.named_parameters is not Module.named_parameters):
+        if (
+            cls.parameters is not Module.parameters
+            or cls.named_parameters is not Module.named_parameters
+        ):
             return list(self.parameters())
         # the pre-order of ``named_modules`` (each module once), as an explicit stack
         seen_modules = set()
@@ -616,21 +662,31 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs; a shared parameter is reported once under its
         first name unless ``remove_duplicate=False``."""
-        yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
-                                       recurse=recurse, remove_duplicate=remove_duplicate)
+        yield from self._named_members(
+            lambda m: m._parameters.items(),
+            prefix=prefix,
+            recurse=recurse,
+            remove_duplicate=remove_duplicate,
+        )
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
-        yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
-                                       recurse=recurse, remove_duplicate=remove_duplicate)
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members(
+            lambda m: m._buffers.items(),
+            prefix=prefix,
+            recurse=recurse,
+            remove_duplicate=remove_duplicate,
+        )
 
     def children(self) -> Iterator[Module]:
         for _, m in self.named_children():
@@ -648,8 +704,9 @@ class Module:
         for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True):
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ):
         """This module and all below it, depth first, pre-order, as ``(dotted name, module)``."""
         if memo is None:
             memo = set()
@@ -691,7 +748,9 @@ class Module:
                 "effect. The parameters are copied (in a differentiable manner) from the "
                 "original module. This means they are not leaf nodes in autograd and so don't "
                 "accumulate gradients. If you need gradients in your forward method, consider "
-                "using autograd.grad instead.", stacklevel=2)
+                "using autograd.grad instead.",
+                stacklevel=2,
+            )
         for p in self._parameter_list():
             if p.grad is None:
                 continue
@@ -725,8 +784,10 @@ class Module:
             with _gm.no_grad():
                 applied = fn(param)
             if not isinstance(applied, Tensor):
-                raise TypeError(f"_apply(): {self._get_name()}.{key}: fn returned "
-                                f"{type(applied).__name__}, expected a Tensor")
+                raise TypeError(
+                    f"_apply(): {self._get_name()}.{key}: fn returned "
+                    f"{type(applied).__name__}, expected a Tensor"
+                )
             param.data = applied
             grad = param._grad
             if grad is not None:
@@ -758,8 +819,10 @@ class Module:
             raise RuntimeError(".to() does not accept copy argument")
         device, dtype, non_blocking, _copy = _parse_to(args, dict(kwargs))
         if dtype is not None and not dtype.is_floating_point:
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
-                            f"got desired dtype={dtype}")
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but "
+                f"got desired dtype={dtype}"
+            )
 
         def convert(t):
             return t.to(device, dtype if t.is_floating_point() else None, non_blocking)
@@ -782,14 +845,16 @@ class Module:
     def _no_backend(self, device=None) -> Module:
         raise NotImplementedError(
             f"{type(self).__name__}: ember has no backend for this accelerator; build or move "
-            "the module to device='cpu' (or 'meta' for shapes only)")
+            "the module to device='cpu' (or 'meta' for shapes only)"
+        )
 
     xpu = ipu = mtia = _no_backend
 
     def compile(self, *args, **kwargs) -> None:
         raise NotImplementedError(
             f"{type(self).__name__}.compile: ember has no compiler (torch.compile); the module "
-            "runs eagerly as it is, so drop the call")
+            "runs eagerly as it is, so drop the call"
+        )
 
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
@@ -810,10 +875,16 @@ class Module:
     # ---- calling --------------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
         # Fast path: with no hook of any kind, a call is just forward.
-        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks or _global_backward_hooks
-                or _global_backward_pre_hooks):
+        if (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+            or _global_forward_pre_hooks
+            or _global_forward_hooks
+            or _global_backward_hooks
+            or _global_backward_pre_hooks
+        ):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
@@ -832,8 +903,10 @@ class Module:
             if self._backward_hooks or _global_backward_hooks:
                 full_bw, legacy_bw = self._get_backward_hooks()
             if _global_forward_pre_hooks or self._forward_pre_hooks:
-                for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                                      *self._forward_pre_hooks.items()):
+                for hook_id, hook in (
+                    *_global_forward_pre_hooks.items(),
+                    *self._forward_pre_hooks.items(),
+                ):
                     if hook_id in self._forward_pre_hooks_with_kwargs:
                         out = hook(self, args, kwargs)
                         if out is not None:
@@ -842,7 +915,8 @@ class Module:
                             else:
                                 raise RuntimeError(
                                     "forward pre-hook must return None or a tuple of "
-                                    f"(new_args, new_kwargs), but got {out}.")
+                                    f"(new_args, new_kwargs), but got {out}."
+                                )
                     else:
                         out = hook(self, args)
                         if out is not None:
@@ -853,13 +927,16 @@ class Module:
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             if _global_forward_hooks or self._forward_hooks:
-                for hook_id, hook in (*_global_forward_hooks.items(),
-                                      *self._forward_hooks.items()):
-                    if (hook_id in self._forward_hooks_always_called
-                            or hook_id in _global_forward_hooks_always_called):
+                for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                    if (
+                        hook_id in self._forward_hooks_always_called
+                        or hook_id in _global_forward_hooks_always_called
+                    ):
                         called_always.add(hook_id)
-                    if (hook_id in self._forward_hooks_with_kwargs
-                            or hook_id in _global_forward_hooks_with_kwargs):
+                    if (
+                        hook_id in self._forward_hooks_with_kwargs
+                        or hook_id in _global_forward_hooks_with_kwargs
+                    ):
                         out = hook(self, args, kwargs, result)
                     else:
                         out = hook(self, args, result)
@@ -867,9 +944,11 @@ class Module:
                         result = out
             if bw_hook is not None:
                 if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}",
-                                  stacklevel=3)
+                    warnings.warn(
+                        "For backward hooks to be called, module output should be a "
+                        f"Tensor or a tuple of Tensors but received {type(result)}",
+                        stacklevel=3,
+                    )
                 result = bw_hook.setup_output_hook(result)
             if legacy_bw:
                 var = result
@@ -881,8 +960,7 @@ class Module:
                 grad_fn = var.grad_fn
                 if grad_fn is not None:
                     for hook in legacy_bw:
-                        grad_fn.register_hook(functools.partial(_legacy_backward_hook, hook,
-                                                                self))
+                        grad_fn.register_hook(functools.partial(_legacy_backward_hook, hook, self))
                     self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
@@ -894,9 +972,12 @@ class Module:
                         if out is not None:
                             result = out
                     except Exception as e:
-                        warnings.warn("global module forward hook with ``always_call=True`` "
-                                      "raised an exception that was silenced as another error "
-                                      f"was raised in forward: {e}", stacklevel=3)
+                        warnings.warn(
+                            "global module forward hook with ``always_call=True`` "
+                            "raised an exception that was silenced as another error "
+                            f"was raised in forward: {e}",
+                            stacklevel=3,
+                        )
             for hook_id, hook in self._forward_hooks.items():
                 if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
                     try:
@@ -907,31 +988,43 @@ class Module:
                         if out is not None:
                             result = out
                     except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised "
-                                      f"in forward: {e}", stacklevel=3)
+                        warnings.warn(
+                            "module forward hook with ``always_call=True`` raised an "
+                            "exception that was silenced as another error was raised "
+                            f"in forward: {e}",
+                            stacklevel=3,
+                        )
             raise
 
     # ---- forward hooks --------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(module, args)`` (or ``hook(module, args, kwargs)`` with
         ``with_kwargs``) to run before ``forward``; it may return replacement args (or
         ``(args, kwargs)``)."""
-        handle = _add_hook(self._forward_pre_hooks, hook, prepend=prepend,
-                           extra=self._forward_pre_hooks_with_kwargs)
+        handle = _add_hook(
+            self._forward_pre_hooks,
+            hook,
+            prepend=prepend,
+            extra=self._forward_pre_hooks_with_kwargs,
+        )
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
         """Register ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``)
         to run after ``forward``; a returned value replaces the output. With
         ``always_call`` the hook also runs when forward raises."""
-        handle = _add_hook(self._forward_hooks, hook, prepend=prepend,
-                           extra=[self._forward_hooks_with_kwargs,
-                                  self._forward_hooks_always_called])
+        handle = _add_hook(
+            self._forward_hooks,
+            hook,
+            prepend=prepend,
+            extra=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
+        )
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
@@ -949,8 +1042,10 @@ class Module:
         respect to the module's positional tensor inputs are computed; a returned tuple
         replaces ``grad_input``."""
         if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks "
+                "on a single Module. Please use only one of them."
+            )
         self._is_full_backward_hook = True
         return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
@@ -958,8 +1053,10 @@ class Module:
         """Deprecated (PyTorch too): the hook sees the gradients of the last operation in
         forward only. Use ``register_full_backward_hook``."""
         if self._is_full_backward_hook is True:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks "
+                "on a single Module. Please use only one of them."
+            )
         self._is_full_backward_hook = False
         return _add_hook(self._backward_hooks, hook)
 
@@ -985,7 +1082,9 @@ class Module:
                     "Tensor or a tuple of Tensors is deprecated and will be removed in future "
                     "versions. This hook will be missing some of the grad_output. Please use "
                     "register_full_backward_hook to get the documented behavior.",
-                    FutureWarning, stacklevel=4)
+                    FutureWarning,
+                    stacklevel=4,
+                )
                 return
         else:
             result = (result,)
@@ -996,7 +1095,9 @@ class Module:
                     "single Tensor or a tuple of Tensors is deprecated and will be removed in "
                     "future versions. This hook will be missing some of the grad_input. Please "
                     "use register_full_backward_hook to get the documented behavior.",
-                    FutureWarning, stacklevel=4)
+                    FutureWarning,
+                    stacklevel=4,
+                )
                 return
         else:
             inputs = (inputs,)
@@ -1005,13 +1106,19 @@ class Module:
             warnings.warn(
                 "Using a non-full backward hook when outputs are nested in python data "
                 "structure is deprecated and will be removed in future versions. This hook "
-                "will be missing some grad_output.", FutureWarning, stacklevel=4)
+                "will be missing some grad_output.",
+                FutureWarning,
+                stacklevel=4,
+            )
         elif len(out_grad_fn) > 1:
             warnings.warn(
                 "Using a non-full backward hook when outputs are generated by different "
                 "autograd Nodes is deprecated and will be removed in future versions. This "
                 "hook will be missing some grad_output. Please use register_full_backward_hook "
-                "to get the documented behavior.", FutureWarning, stacklevel=4)
+                "to get the documented behavior.",
+                FutureWarning,
+                stacklevel=4,
+            )
         else:
             inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
             next_functions = {n[0] for n in grad_fn.next_functions}
@@ -1020,7 +1127,10 @@ class Module:
                     "Using a non-full backward hook when the forward contains multiple autograd "
                     "Nodes is deprecated and will be removed in future versions. This hook will "
                     "be missing some grad_input. Please use register_full_backward_hook to get "
-                    "the documented behavior.", FutureWarning, stacklevel=4)
+                    "the documented behavior.",
+                    FutureWarning,
+                    stacklevel=4,
+                )
 
     def _get_backward_pre_hooks(self):
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
@@ -1039,9 +1149,11 @@ class Module:
     def _register_state_dict_hook(self, hook) -> RemovableHandle:
         # The older private API: the root module's hook may return a replacement dict.
         if getattr(hook, "_from_public_api", False):
-            raise RuntimeError("Cannot register the same function as the state dict post hook "
-                               "that was previously registered via "
-                               "register_state_dict_post_hook")
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook "
+                "that was previously registered via "
+                "register_state_dict_post_hook"
+            )
         return _add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
@@ -1050,8 +1162,9 @@ class Module:
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
-        return _add_hook(self._load_state_dict_pre_hooks,
-                         functools.partial(hook, self) if with_module else hook)
+        return _add_hook(
+            self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook
+        )
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """Register ``hook(module, incompatible_keys)`` to run after loading; it may edit
@@ -1074,10 +1187,13 @@ class Module:
         order its parameters, then persistent buffers, then ``_extra_state``. Values share
         memory with the module (detached unless ``keep_vars``)."""
         if args:
-            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
-                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
-                          "#torch.nn.Module.state_dict for details.", FutureWarning,
-                          stacklevel=2)
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
             if destination is None:
                 destination = args[0]
             if len(args) > 1 and prefix == "":
@@ -1095,8 +1211,9 @@ class Module:
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         for hook in self._state_dict_hooks.values():
             out = hook(self, destination, prefix, local_metadata)
             if getattr(hook, "_from_public_api", False):
@@ -1106,15 +1223,23 @@ class Module:
                 destination = out
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         """Load this module's own entries (not its children's) from ``state_dict``; report
         problems by appending to the three lists. Override to convert old formats."""
         from ember.nn.parameter import is_lazy
 
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
+            hook(
+                state_dict,
+                prefix,
+                local_metadata,
+                strict,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
         local_state = {k: v for k, v in self._parameters.items() if v is not None}
         for k, v in self._buffers.items():
             if v is not None and k not in self._non_persistent_buffers_set:
@@ -1128,9 +1253,11 @@ class Module:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(value)}")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected '
+                    "torch.Tensor or Tensor-like object from checkpoint but "
+                    f"received {type(value)}"
+                )
                 continue
             lazy = is_lazy(param)
             if lazy and is_lazy(value):
@@ -1138,9 +1265,11 @@ class Module:
             if not lazy and param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
                 value = value[0]  # old checkpoints stored scalars as shape (1,)
             if not lazy and value.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{value.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{value.shape} from checkpoint, the shape in current model "
+                    f"is {param.shape}."
+                )
                 continue
             if param.is_meta and not value.is_meta and not assign:
                 warnings.warn(
@@ -1148,13 +1277,15 @@ class Module:
                     "parameter in the current model, which is a no-op. (Did you mean to pass "
                     "`assign=True` to assign items in the state dictionary to their "
                     "corresponding key in the module instead of copying them in place?)",
-                    stacklevel=3)
+                    stacklevel=3,
+                )
             elif value.is_meta and not param.is_meta:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the model '
                     f"are {param.size()} and whose dimensions in the checkpoint are "
                     f"{value.size()}, an exception occurred : ('Cannot copy out of meta tensor; "
-                    "no data!',).")
+                    "no data!',)."
+                )
                 continue
             if assign:
                 _queue_or_run(functools.partial(_assign_entry, self, name, param, value))
@@ -1171,7 +1302,7 @@ class Module:
         if strict:
             for key in state_dict.keys():
                 if key.startswith(prefix) and key != extra_key:
-                    first = key[len(prefix):].split(".", 1)[0]
+                    first = key[len(prefix) :].split(".", 1)[0]
                     if first not in self._modules and first not in local_state:
                         unexpected_keys.append(key)
 
@@ -1206,13 +1337,21 @@ class Module:
                 # A custom loader may write directly instead of through super() (code ported
                 # from PyTorch does): keep the module's own tensors to put back on failure.
                 undo.append(_own_tensors_undo(module))
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
+            module._load_from_state_dict(
+                local_state_dict,
+                prefix,
+                local_metadata,
+                True,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    child_state = {k: v for k, v in local_state_dict.items()
-                                   if k.startswith(child_prefix)}
+                    child_state = {
+                        k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)
+                    }
                     load(child, child_state, child_prefix)
             # Post-order, the order of PyTorch's post hooks, with how many keys were gathered
             # by then: in PyTorch a module's post hooks see only those.
@@ -1238,14 +1377,25 @@ class Module:
             msgs = list(error_msgs)
             if strict:
                 if unexpected_keys:
-                    msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected_keys)))
+                    msgs.insert(
+                        0,
+                        "Unexpected key(s) in state_dict: {}. ".format(
+                            ", ".join(f'"{k}"' for k in unexpected_keys)
+                        ),
+                    )
                 if missing_keys:
-                    msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing_keys)))
+                    msgs.insert(
+                        0,
+                        "Missing key(s) in state_dict: {}. ".format(
+                            ", ".join(f'"{k}"' for k in missing_keys)
+                        ),
+                    )
             if msgs:
-                return RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(msgs)))
+                return RuntimeError(
+                    "Error(s) in loading state_dict for {}:\n\t{}".format(
+                        type(self).__name__, "\n\t".join(msgs)
+                    )
+                )
             return None
 
         post_hooks = [v for v in visited if v[0]._load_state_dict_post_hooks]
@@ -1260,9 +1410,14 @@ class Module:
         if post_hooks:
             guarded = len(pending)
         else:
-            guarded = max((i for i, action in enumerate(pending)
-                           if getattr(action, "func", None) is _set_extra_state),
-                          default=0)
+            guarded = max(
+                (
+                    i
+                    for i, action in enumerate(pending)
+                    if getattr(action, "func", None) is _set_extra_state
+                ),
+                default=0,
+            )
         try:
             for i, action in enumerate(pending):
                 u = action(i < guarded)
@@ -1297,7 +1452,8 @@ class Module:
                     raise AssertionError(
                         "Hooks registered with ``register_load_state_dict_post_hook`` are not "
                         "expected to return new values, if incompatible_keys need to be "
-                        "modified, it should be done inplace.")
+                        "modified, it should be done inplace."
+                    )
         missing_keys += gathered[0][n_missing:]
         unexpected_keys += gathered[1][n_unexpected:]
 
@@ -1312,8 +1468,9 @@ class Module:
     def __repr__(self) -> str:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({key}): " + _addindent(repr(module), 2)
-                       for key, module in self._modules.items()]
+        child_lines = [
+            f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+        ]
         lines = extra_lines + child_lines
         main = self._get_name() + "("
         if lines:
@@ -1340,9 +1497,11 @@ def _copy_entry(param: Tensor, value: Tensor, want_undo: bool):
     with _gm.no_grad():
         param.copy_(value)
     if want_undo:
+
         def undo():
             with _gm.no_grad():
                 param._data[...] = old
+
         return undo
     return None
 
@@ -1356,11 +1515,13 @@ def _assign_entry(module: Module, name: str, param: Tensor, value: Tensor, want_
     with _gm.no_grad():
         setattr(module, name, value)
     if want_undo:
+
         def undo():
             if name in module._parameters:
                 module._parameters[name] = param
             else:
                 module._buffers[name] = param
+
         return undo
     return None
 
@@ -1382,8 +1543,12 @@ def _own_tensors_undo(module: Module) -> Callable[[], None]:
     from ember.nn.parameter import is_lazy
 
     slots = [(d, dict(d)) for d in (module._parameters, module._buffers)]
-    values = [(t, t._data.copy()) for _, saved in slots for t in saved.values()
-              if t is not None and not is_lazy(t) and not t.is_meta]
+    values = [
+        (t, t._data.copy())
+        for _, saved in slots
+        for t in saved.values()
+        if t is not None and not is_lazy(t) and not t.is_meta
+    ]
 
     def undo():
         for d, saved in slots:
@@ -1394,6 +1559,7 @@ def _own_tensors_undo(module: Module) -> Callable[[], None]:
                 t._data[...] = old  # in place: views and aliases of t see the old values too
             else:
                 t._data = old
+
     return undo
 
 

@@ -26,8 +26,9 @@ def _affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, factor
     """Register ``weight`` and ``bias`` of ``shape`` (``bias`` None when not wanted), or both as
     None without ``affine``, as PyTorch's norm layers do."""
     m.register_parameter("weight", Parameter(empty(shape, **factory_kwargs)) if affine else None)
-    m.register_parameter("bias", Parameter(empty(shape, **factory_kwargs))
-                         if affine and bias else None)
+    m.register_parameter(
+        "bias", Parameter(empty(shape, **factory_kwargs)) if affine and bias else None
+    )
 
 
 def _reset_affine(m: Module) -> None:
@@ -55,8 +56,15 @@ class LayerNorm(Module):
     eps: float
     elementwise_affine: bool
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.normalized_shape = _as_shape(normalized_shape)
@@ -72,8 +80,10 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
 
 
 class GroupNorm(Module):
@@ -95,13 +105,22 @@ class GroupNorm(Module):
     eps: float
     affine: bool
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
-                             f"({num_groups})")
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
@@ -116,8 +135,10 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class RMSNorm(Module):
@@ -138,8 +159,14 @@ class RMSNorm(Module):
     eps: float | None
     elementwise_affine: bool
 
-    def __init__(self, normalized_shape, eps: float | None = None,
-                 elementwise_affine: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.normalized_shape = _as_shape(normalized_shape)
@@ -159,8 +186,9 @@ class RMSNorm(Module):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class LocalResponseNorm(Module):
@@ -223,8 +251,7 @@ class CrossMapLRN2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         if input.dim() != 4:
-            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
-                             "instead.")
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
         return _N._CrossMapLRN2dFn.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:

@@ -11,11 +11,21 @@ from ember.nn.modules.module import Module
 from ember.tensor import Tensor
 
 __all__ = [
-    "CircularPad1d", "CircularPad2d", "CircularPad3d",
-    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
-    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
-    "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]
 
 

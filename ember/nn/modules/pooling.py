@@ -40,11 +40,17 @@ def _ntuple(value, n: int) -> tuple:
 
 # ---- max pooling -------------------------------------------------------------------------------
 class _MaxPoolNd(Module):
-    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
-                     "ceil_mode"]
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"]
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        dilation=1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -54,8 +60,10 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -70,8 +78,15 @@ class MaxPool1d(_MaxPoolNd):
     """
 
     def forward(self, input: Tensor):
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return F.max_pool1d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -84,8 +99,15 @@ class MaxPool2d(_MaxPoolNd):
     """
 
     def forward(self, input: Tensor):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return F.max_pool2d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -98,8 +120,15 @@ class MaxPool3d(_MaxPoolNd):
     """
 
     def forward(self, input: Tensor):
-        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return F.max_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
 
 # ---- average pooling --------------------------------------------------------------------------
@@ -114,8 +143,14 @@ class AvgPool1d(Module):
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True) -> None:
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
         super().__init__()
         self.kernel_size = _ntuple(kernel_size, 1)
         self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
@@ -124,19 +159,38 @@ class AvgPool1d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
+        return F.avg_pool1d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _AvgPoolNd(Module):
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override"]
+    __constants__ = [
+        "kernel_size",
+        "stride",
+        "padding",
+        "ceil_mode",
+        "count_include_pad",
+        "divisor_override",
+    ]
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None) -> None:
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override=None,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -160,8 +214,15 @@ class AvgPool2d(_AvgPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return F.avg_pool2d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
 
 class AvgPool3d(_AvgPoolNd):
@@ -174,8 +235,15 @@ class AvgPool3d(_AvgPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
 
 # ---- adaptive pooling -------------------------------------------------------------------------
@@ -304,8 +372,9 @@ class MaxUnpool1d(_MaxUnpoolNd):
     _n = 1
 
     def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
@@ -320,8 +389,9 @@ class MaxUnpool2d(_MaxUnpoolNd):
     _n = 2
 
     def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
@@ -336,16 +406,16 @@ class MaxUnpool3d(_MaxUnpoolNd):
     _n = 3
 
     def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 # ---- power-average pooling --------------------------------------------------------------------
 class _LPPoolNd(Module):
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
 
-    def __init__(self, norm_type: float, kernel_size, stride=None,
-                 ceil_mode: bool = False) -> None:
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
         super().__init__()
         self.norm_type = norm_type
         self.kernel_size = kernel_size
@@ -353,8 +423,10 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
-        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class LPPool1d(_LPPoolNd):
@@ -367,8 +439,9 @@ class LPPool1d(_LPPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+        return F.lp_pool1d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 class LPPool2d(_LPPoolNd):
@@ -380,8 +453,9 @@ class LPPool2d(_LPPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+        return F.lp_pool2d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 class LPPool3d(_LPPoolNd):
@@ -393,8 +467,9 @@ class LPPool3d(_LPPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+        return F.lp_pool3d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 # ---- fractional max pooling ------------------------------------------------------------------
@@ -402,8 +477,14 @@ class _FractionalMaxPoolNd(Module):
     __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
     _n = 2
 
-    def __init__(self, kernel_size, output_size=None, output_ratio=None,
-                 return_indices: bool = False, _random_samples=None) -> None:
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices: bool = False,
+        _random_samples=None,
+    ) -> None:
         super().__init__()
         n = self._n
         name = type(self).__name__
@@ -414,8 +495,9 @@ class _FractionalMaxPoolNd(Module):
         self.output_size = _ntuple(output_size, n) if output_size is not None else None
         self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
-            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
-                             "ratio")
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
         if output_size is not None and output_ratio is not None:
             raise ValueError("only one of output_size and output_ratio may be specified")
         if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
@@ -435,9 +517,14 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """
 
     def forward(self, input: Tensor):
-        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size,
-                                       self.output_ratio, self.return_indices,
-                                       _random_samples=self._random_samples)
+        return F.fractional_max_pool2d(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
@@ -452,14 +539,26 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
     _n = 3
 
-    def __init__(self, kernel_size, output_size=None, output_ratio=None,
-                 return_indices: bool = False, _random_samples=None) -> None:
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices: bool = False,
+        _random_samples=None,
+    ) -> None:
         if (isinstance(kernel_size, int) and kernel_size <= 0) or (
-                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
+            isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)
+        ):
             raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
         super().__init__(kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
     def forward(self, input: Tensor):
-        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size,
-                                       self.output_ratio, self.return_indices,
-                                       _random_samples=self._random_samples)
+        return F.fractional_max_pool3d(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )

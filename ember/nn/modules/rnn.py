@@ -38,13 +38,32 @@ class RNNBase(Module):
         ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0']
     """
 
-    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
-                     "dropout", "bidirectional", "proj_size"]
+    __constants__ = [
+        "mode",
+        "input_size",
+        "hidden_size",
+        "num_layers",
+        "bias",
+        "batch_first",
+        "dropout",
+        "bidirectional",
+        "proj_size",
+    ]
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.mode = mode
@@ -68,8 +87,10 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 layer_input = input_size if layer == 0 else real_hidden * num_directions
                 suffix = f"l{layer}" + ("_reverse" if direction == 1 else "")
-                shapes = [("weight_ih", (gate_size, layer_input)),
-                          ("weight_hh", (gate_size, real_hidden))]
+                shapes = [
+                    ("weight_ih", (gate_size, layer_input)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
@@ -123,21 +144,25 @@ class RNNBase(Module):
         if input.dtype != w.dtype:
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
-                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
+                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.shape[-1]:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[-1]}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.shape[-1]}"
+            )
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes) -> tuple:
         batch = _batch(self, input, batch_sizes)
         d = 2 if self.bidirectional else 1
         return (self.num_layers * d, batch, self.proj_size or self.hidden_size)
 
-    def check_hidden_size(self, hx: Tensor, expected: tuple,
-                          msg: str = "Expected hidden size {}, got {}") -> None:
+    def check_hidden_size(
+        self, hx: Tensor, expected: tuple, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
         if tuple(hx.shape) != expected:
             raise RuntimeError(msg.format(expected, list(hx.shape)))
 
@@ -162,14 +187,22 @@ class RNNBase(Module):
         if packed:
             input, batch_sizes, sorted_i, unsorted_i = input
             if hx is not None:
-                hx = (tuple(h.index_select(1, sorted_i) for h in hx) if lstm
-                      else hx.index_select(1, sorted_i)) if sorted_i is not None else hx
+                hx = (
+                    (
+                        tuple(h.index_select(1, sorted_i) for h in hx)
+                        if lstm
+                        else hx.index_select(1, sorted_i)
+                    )
+                    if sorted_i is not None
+                    else hx
+                )
         else:
             batch_sizes = None
             if input.dim() not in (2, 3):
                 tail = " tensor" if self.mode.startswith("RNN") else ""
-                raise ValueError(f"{name}: Expected input to be 2D or 3D, got "
-                                 f"{input.dim()}D{tail} instead")
+                raise ValueError(
+                    f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail} instead"
+                )
             unbatched = input.dim() == 2
             if unbatched:
                 input = input.unsqueeze(0 if self.batch_first else 1)
@@ -180,23 +213,32 @@ class RNNBase(Module):
                     if hx[0].dim() != want or hx[1].dim() != want:
                         raise RuntimeError(
                             f"For {what} input, hx and cx should also be {want}-D but got "
-                            f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+                            f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                        )
                     if unbatched:
                         hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
                 else:
                     if hx.dim() != want:
-                        raise RuntimeError(f"For {what} input, hx should also be {want}-D but "
-                                           f"got {hx.dim()}-D tensor")
+                        raise RuntimeError(
+                            f"For {what} input, hx should also be {want}-D but "
+                            f"got {hx.dim()}-D tensor"
+                        )
                     if unbatched:
                         hx = hx.unsqueeze(1)
         self.check_input(input, batch_sizes)
         if hx is not None:
             if lstm:
-                self.check_hidden_size(hx[0], self.get_expected_hidden_size(input, batch_sizes),
-                                       "Expected hidden[0] size {}, got {}")
+                self.check_hidden_size(
+                    hx[0],
+                    self.get_expected_hidden_size(input, batch_sizes),
+                    "Expected hidden[0] size {}, got {}",
+                )
                 d = 2 if self.bidirectional else 1
-                cell_size = (self.num_layers * d, _batch(self, input, batch_sizes),
-                             self.hidden_size)
+                cell_size = (
+                    self.num_layers * d,
+                    _batch(self, input, batch_sizes),
+                    self.hidden_size,
+                )
                 self.check_hidden_size(hx[1], cell_size, "Expected hidden[1] size {}, got {}")
             else:
                 self.check_hidden_size(hx, self.get_expected_hidden_size(input, batch_sizes))
@@ -205,7 +247,8 @@ class RNNBase(Module):
     def _run(self, input, hx):
         lstm = self.mode == "LSTM"
         x, batch_sizes, hx, sorted_i, unsorted_i, packed, unbatched = self._prepare(
-            input, hx, False)
+            input, hx, False
+        )
         if packed:
             sizes = tuple(int(b) for b in batch_sizes.tolist())
             plans = (plan(sizes, False), plan(sizes, True))
@@ -244,14 +287,22 @@ def _batch(m, input, batch_sizes) -> int:
 
 
 def _check_args(dropout, num_layers, bias, batch_first, input_size, hidden_size, proj_size):
-    if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-            or not 0 <= dropout <= 1):
-        raise ValueError("dropout should be a number in range [0, 1] representing the "
-                         "probability of an element being zeroed")
+    if (
+        not isinstance(dropout, numbers.Number)
+        or isinstance(dropout, bool)
+        or not 0 <= dropout <= 1
+    ):
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the "
+            "probability of an element being zeroed"
+        )
     if dropout > 0 and num_layers == 1:
-        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                      "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
+        warnings.warn(
+            "dropout option adds dropout after all but last recurrent layer, so "
+            "non-zero dropout expects num_layers greater than 1, but got "
+            f"dropout={dropout} and num_layers={num_layers}",
+            stacklevel=4,
+        )
     for name, v in (("bias", bias), ("batch_first", batch_first)):
         if not isinstance(v, bool):
             raise TypeError(f"{name} should be of type bool, got: {type(v).__name__}")
@@ -287,7 +338,9 @@ def _layers(m: RNNBase, x: Tensor, plans, h0, c0):
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
-            ws = [params[n] if n in params else getattr(m, n) for n in names[k * per:(k + 1) * per]]
+            ws = [
+                params[n] if n in params else getattr(m, n) for n in names[k * per : (k + 1) * per]
+            ]
             w_ih, w_hh = ws[0], ws[1]
             b_hh = None
             if not bias:
@@ -297,12 +350,14 @@ def _layers(m: RNNBase, x: Tensor, plans, h0, c0):
             else:
                 b = ws[2] + ws[3]
             w_hr = ws[-1] if proj else None
-            hk = h0[k] if h0 is not None else zeros(batch, p_size, dtype=x.dtype,
-                                                    device=x.device)
+            hk = h0[k] if h0 is not None else zeros(batch, p_size, dtype=x.dtype, device=x.device)
             ck = None
             if lstm:
-                ck = c0[k] if c0 is not None else zeros(batch, m.hidden_size, dtype=x.dtype,
-                                                        device=x.device)
+                ck = (
+                    c0[k]
+                    if c0 is not None
+                    else zeros(batch, m.hidden_size, dtype=x.dtype, device=x.device)
+                )
             res = RecurrentLayer.apply(x, hk, ck, w_ih, w_hh, b, b_hh, w_hr, mode, plans[d])
             outs.append(res[0])
             hs.append(res[1])
@@ -341,8 +396,9 @@ class RNN(RNNBase):
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
-                             "or 'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
@@ -410,17 +466,22 @@ class RNNCellBase(Module):
 
     __constants__ = ["input_size", "hidden_size", "bias"]
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device=None,
+        dtype=None,
+    ) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size),
-                                         **factory_kwargs))
-        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size),
-                                         **factory_kwargs))
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), **factory_kwargs))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), **factory_kwargs))
         if bias:
             self.bias_ih = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
             self.bias_hh = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
@@ -442,18 +503,17 @@ class RNNCellBase(Module):
 
     def _cell(self, mode: str, input: Tensor, hx, name: str):
         if input.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         lstm = mode == "LSTM"
         if hx is not None:
             if lstm:
                 for idx, value in enumerate(hx):
                     if value.dim() not in (1, 2):
-                        raise ValueError(f"{name}: Expected hx[{idx}] to be 1D or 2D, got "
-                                         f"{value.dim()}D instead")
+                        raise ValueError(
+                            f"{name}: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead"
+                        )
             elif hx.dim() not in (1, 2):
-                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                                 "instead")
+                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
@@ -473,8 +533,18 @@ class RNNCellBase(Module):
             b, gh_b = b_ih, b_hh
         else:
             b, gh_b = b_ih + b_hh, None
-        res = RecurrentLayer.apply(input, h0, c0, self.weight_ih, self.weight_hh, b, gh_b, None,
-                                   mode, uniform_plan(1, batch, False))
+        res = RecurrentLayer.apply(
+            input,
+            h0,
+            c0,
+            self.weight_ih,
+            self.weight_hh,
+            b,
+            gh_b,
+            None,
+            mode,
+            uniform_plan(1, batch, False),
+        )
         if lstm:
             h, c = res[0], res[2]
             return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
@@ -483,17 +553,23 @@ class RNNCellBase(Module):
 
 def _check_cell(m, input, h0, c0, name):
     if input.shape[1] != m.input_size:
-        raise RuntimeError(f"{name}: input has inconsistent input_size: got {input.shape[1]} "
-                           f"expected {m.input_size}")
+        raise RuntimeError(
+            f"{name}: input has inconsistent input_size: got {input.shape[1]} "
+            f"expected {m.input_size}"
+        )
     for what, h in (("hidden", h0), ("cell", c0)):
         if h is None:
             continue
         if h.shape[0] != input.shape[0]:
-            raise RuntimeError(f"{name}: Input batch size {input.shape[0]} doesn't match "
-                               f"{what} batch size {h.shape[0]}")
+            raise RuntimeError(
+                f"{name}: Input batch size {input.shape[0]} doesn't match "
+                f"{what} batch size {h.shape[0]}"
+            )
         if h.shape[1] != m.hidden_size:
-            raise RuntimeError(f"{name}: {what} has inconsistent hidden_size: got "
-                               f"{h.shape[1]}, expected {m.hidden_size}")
+            raise RuntimeError(
+                f"{name}: {what} has inconsistent hidden_size: got "
+                f"{h.shape[1]}, expected {m.hidden_size}"
+            )
 
 
 class RNNCell(RNNCellBase):
@@ -507,10 +583,16 @@ class RNNCell(RNNCellBase):
 
     __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device,
-                         dtype=dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
@@ -530,10 +612,10 @@ class LSTMCell(RNNCellBase):
         (ember.Size([3, 20]), ember.Size([3, 20]))
     """
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
-                         dtype=dtype)
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx=None):
         return self._cell("LSTM", input, hx, "LSTMCell")
@@ -548,12 +630,10 @@ class GRUCell(RNNCellBase):
         ember.Size([3, 20])
     """
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
-                         dtype=dtype)
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         return self._cell("GRU", input, hx, "GRUCell")
-
-

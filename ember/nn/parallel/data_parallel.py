@@ -34,7 +34,8 @@ def _accelerator_type() -> str | None:
 def _no_replication() -> NotImplementedError:
     return NotImplementedError(
         "DataParallel across accelerators is not implemented in ember yet; run the module "
-        "directly on one device, or use PyTorch for multi-GPU training.")
+        "directly on one device, or use PyTorch for multi-GPU training."
+    )
 
 
 class DataParallel(Module, Generic[T]):
@@ -57,8 +58,13 @@ class DataParallel(Module, Generic[T]):
         (ember.Size([2]), [])
     """
 
-    def __init__(self, module: T, device_ids: Sequence[int | Any] | None = None,
-                 output_device: int | Any | None = None, dim: int = 0) -> None:
+    def __init__(
+        self,
+        module: T,
+        device_ids: Sequence[int | Any] | None = None,
+        output_device: int | Any | None = None,
+        dim: int = 0,
+    ) -> None:
         super().__init__()
         if _accelerator_type() is not None:
             raise _no_replication()
@@ -73,14 +79,20 @@ class DataParallel(Module, Generic[T]):
         raise _no_replication()
 
 
-def data_parallel(module: Module, inputs: Any, device_ids: Sequence[int | Any] | None = None,
-                  output_device: int | Any | None = None, dim: int = 0,
-                  module_kwargs: Any | None = None) -> Any:
+def data_parallel(
+    module: Module,
+    inputs: Any,
+    device_ids: Sequence[int | Any] | None = None,
+    output_device: int | Any | None = None,
+    dim: int = 0,
+    module_kwargs: Any | None = None,
+) -> Any:
     """Functional ``DataParallel``: ``module(*inputs, **module_kwargs)`` spread over
     ``device_ids``. As in PyTorch, it needs an accelerator: without one it raises
     ``RuntimeError``."""
     if _accelerator_type() is None:
         raise RuntimeError(
             "device type could not be determined: data_parallel needs an accelerator and "
-            "none is available. Call the module directly instead.")
+            "none is available. Call the module directly instead."
+        )
     raise _no_replication()

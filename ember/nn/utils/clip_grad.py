@@ -25,10 +25,14 @@ def _empty_norm_error(p: float, foreach: bool | None) -> RuntimeError:
     # NOTE: matches torch: the +inf norm of an empty tensor goes through _foreach_norm unless
     # foreach=False; the negative orders always through linalg.vector_norm.
     if p == _INF and foreach is not False:
-        return RuntimeError("_foreach_norm cannot compute the infinity norm on an empty tensor "
-                            "because the operation does not have an identity")
-    return RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor "
-                        "because the operation does not have an identity")
+        return RuntimeError(
+            "_foreach_norm cannot compute the infinity norm on an empty tensor "
+            "because the operation does not have an identity"
+        )
+    return RuntimeError(
+        f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor "
+        "because the operation does not have an identity"
+    )
 
 
 def _vector_norm(xp, a, p: float, foreach: bool | None = None):
@@ -50,8 +54,12 @@ def _vector_norm(xp, a, p: float, foreach: bool | None = None):
     return xp.power(xp.power(xp.abs(a), p).sum(), 1.0 / p)
 
 
-def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def get_total_norm(
+    tensors: Tensor | Iterable[Tensor],
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """The p-norm of ``tensors`` taken together (the norm of their norms).
 
     Args:
@@ -86,8 +94,12 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0,
     return _wrap(xp.asarray(total))
 
 
-def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                          total_norm: Tensor | float, foreach: bool | None = None) -> None:
+def clip_grads_with_norm_(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    total_norm: Tensor | float,
+    foreach: bool | None = None,
+) -> None:
     """Scale the gradients in place by ``min(max_norm / (total_norm + 1e-6), 1)``.
 
     Args:
@@ -124,9 +136,13 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
             g._vc[0] += 1
 
 
-def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                    foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Scale the gradients in place so their total norm is at most ``max_norm``.
 
     The total norm is the norm of the per-gradient norms (parameters without a gradient are
@@ -156,17 +172,22 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
         is_generator = isinstance(parameters, types.GeneratorType)
         parameters = list(parameters)
         if is_generator and not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
-                          stacklevel=2)
+            warnings.warn(
+                "`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2
+            )
     grads = [p._grad for p in parameters if p._grad is not None]
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
 
 
-def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                   norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                   foreach: bool | None = None) -> Tensor:
+def clip_grad_norm(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Deprecated alias of :func:`clip_grad_norm_` (warns with a FutureWarning, as torch).
 
     Example:
@@ -178,13 +199,18 @@ def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float,
         tensor(5.)
     """
     # NOTE: matches torch: deprecated with a FutureWarning (the names are ember's).
-    warnings.warn("`ember.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`ember.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "`ember.nn.utils.clip_grad_norm` is now deprecated in favor of "
+        "`ember.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
-                     foreach: bool | None = None) -> None:
+def clip_grad_value_(
+    parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
+) -> None:
     """Clamp every gradient entry into ``[-clip_value, clip_value]``, in place.
 
     Args:
@@ -213,5 +239,10 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
         g._vc[0] += 1
 
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm"]
+__all__ = [
+    "clip_grad_norm",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+]

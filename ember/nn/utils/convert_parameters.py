@@ -46,11 +46,12 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     pointer = 0
     for param in parameters:
         n = param._data.size
-        chunk = data[pointer:pointer + n]
+        chunk = data[pointer : pointer + n]
         if chunk.size != n:
             # NOTE: matches torch: the error of viewing a too-short slice as the parameter
             raise RuntimeError(
-                f"shape '{list(param._data.shape)}' is invalid for input of size {chunk.size}")
+                f"shape '{list(param._data.shape)}' is invalid for input of size {chunk.size}"
+            )
         # The parameter now views vec's memory: writing to one changes the other, as in torch.
         param._data = chunk.reshape(param._data.shape)
         pointer += n

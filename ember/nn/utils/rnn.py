@@ -57,8 +57,10 @@ class PackedSequence(_PackedSequenceBase):
                 raise AssertionError("Expected data to be a list or tuple of length 2")
             data, batch_sizes = data
         elif batch_sizes.device.type != "cpu":
-            raise ValueError("batch_sizes should always be on CPU; make a PackedSequence with "
-                             "pack_padded_sequence or pack_sequence")
+            raise ValueError(
+                "batch_sizes should always be on CPU; make a PackedSequence with "
+                "pack_padded_sequence or pack_sequence"
+            )
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs) -> PackedSequence:
@@ -67,9 +69,10 @@ class PackedSequence(_PackedSequenceBase):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        move = (lambda t: None if t is None else t.to(data.device))  # noqa: E731
-        return type(self)(data, self.batch_sizes, move(self.sorted_indices),
-                          move(self.unsorted_indices))
+        move = lambda t: None if t is None else t.to(data.device)  # noqa: E731
+        return type(self)(
+            data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices)
+        )
 
     def cpu(self) -> PackedSequence:
         return self.to("cpu")
@@ -127,13 +130,15 @@ def _lengths_list(lengths) -> list:
         if lengths.dim() != 1:
             raise RuntimeError(
                 f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D "
-                f"{lengths.device.type} tensor")
+                f"{lengths.device.type} tensor"
+            )
         return [int(v) for v in lengths.tolist()]
     return [operator.index(v) if not hasattr(v, "item") else int(v.item()) for v in lengths]
 
 
-def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
-                         enforce_sorted: bool = True) -> PackedSequence:
+def pack_padded_sequence(
+    input: Tensor, lengths, batch_first: bool = False, enforce_sorted: bool = True
+) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of sequences
     of the given ``lengths``. With ``enforce_sorted=False`` the lengths may come in any order:
     the batch is sorted and the permutation kept, so layers restore the original order.
@@ -151,7 +156,8 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                 "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
                 "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
                 "pack_sequence to sidestep this requirement if you do not need ONNX "
-                "exportability.")
+                "exportability."
+            )
     else:
         # NOTE: matches torch: a stable descending sort (ties keep their order)
         order = sorted(range(len(lens)), key=lambda i: -lens[i])
@@ -162,14 +168,20 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
         input = input.transpose(0, 1)
     steps, batch = input.shape[0], input.shape[1]
     if len(lens) != batch:
-        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
-                           f"{len(lens)} (batch_size={batch})")
+        raise RuntimeError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got "
+            f"{len(lens)} (batch_size={batch})"
+        )
     if lens and lens[-1] <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an "
-                           "element in 'lengths' that is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an "
+            "element in 'lengths' that is <= 0"
+        )
     if lens and lens[0] > steps:
-        raise RuntimeError(f"pack_padded_sequence: the longest length, {lens[0]}, exceeds the "
-                           f"{steps} time steps of the padded input {list(input.shape)}")
+        raise RuntimeError(
+            f"pack_padded_sequence: the longest length, {lens[0]}, exceeds the "
+            f"{steps} time steps of the padded input {list(input.shape)}"
+        )
     sizes = [sum(1 for n in lens if n > t) for t in range(lens[0] if lens else 0)]
     rows = [t * batch + i for t, b in enumerate(sizes) for i in range(b)]
     flat = input.reshape((steps * batch,) + tuple(input.shape[2:]))
@@ -177,9 +189,12 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     return PackedSequence(data, tensor(sizes, dtype=_dtype.int64), sorted_indices, None)
 
 
-def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
-                        padding_value: float = 0.0,
-                        total_length: int | None = None) -> tuple[Tensor, Tensor]:
+def pad_packed_sequence(
+    sequence: PackedSequence,
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    total_length: int | None = None,
+) -> tuple[Tensor, Tensor]:
     """Undo ``pack_padded_sequence``: the padded batch ``(T, B, *)`` (``(B, T, *)`` with
     ``batch_first``) in the original order, and the lengths (int64). ``total_length`` pads to
     that many steps.
@@ -197,7 +212,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
             raise ValueError(
                 "Expected total_length to be at least the length of the longest sequence in "
                 f"input, but got total_length={total_length} and max sequence length being "
-                f"{steps}")
+                f"{steps}"
+            )
         steps = total_length
     batch = sizes[0] if sizes else 0
     n = data.shape[0]
@@ -216,13 +232,13 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     lengths = tensor(lens, dtype=_dtype.int64)
     if sequence.unsorted_indices is not None:
         un = sequence.unsorted_indices
-        return (padded.index_select(0 if batch_first else 1, un),
-                lengths.index_select(0, un.cpu()))
+        return (padded.index_select(0 if batch_first else 1, un), lengths.index_select(0, un.cpu()))
     return padded, lengths
 
 
-def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
-                 padding_side: str = "right") -> Tensor:
+def pad_sequence(
+    sequences, batch_first: bool = False, padding_value: float = 0.0, padding_side: str = "right"
+) -> Tensor:
     """Stack sequences of shapes ``(L_i, *)`` into ``(max L, B, *)`` (``(B, max L, *)`` with
     ``batch_first``), filling with ``padding_value`` on the ``padding_side``.
 
@@ -232,21 +248,26 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
                 [1., 0.]])
     """
     if not isinstance(sequences, Iterable):
-        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg "
-                           f"of type: {type(sequences)}")
+        raise RuntimeError(
+            "pad_sequence: Expected iterable for input sequences, but got arg "
+            f"of type: {type(sequences)}"
+        )
     sequences = tuple(sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
-        raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
-                           f"{padding_side}.")
+        raise RuntimeError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
     longest = max(s.shape[0] for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
     padded = []
     for s in sequences:
         if tuple(s.shape[1:]) != trailing:
-            raise RuntimeError(f"pad_sequence: every sequence must have the trailing shape "
-                               f"{list(trailing)} of the first, got {list(s.shape)}")
+            raise RuntimeError(
+                f"pad_sequence: every sequence must have the trailing shape "
+                f"{list(trailing)} of the first, got {list(s.shape)}"
+            )
         short = longest - s.shape[0]
         if short:
             fill = full((short,) + trailing, padding_value, dtype=s.dtype, device=s.device)
@@ -255,8 +276,9 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     return stack(padded, 0 if batch_first else 1)
 
 
-def unpad_sequence(padded_sequences: Tensor, lengths: Tensor,
-                   batch_first: bool = False) -> list[Tensor]:
+def unpad_sequence(
+    padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False
+) -> list[Tensor]:
     """Split a padded batch back into its sequences (the inverse of ``pad_sequence``).
 
     ``padded_sequences`` is left as it is (PyTorch transposes it in place when
@@ -295,4 +317,3 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     """
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
-

@@ -27,12 +27,19 @@ _MISSING = object()  # "no such attribute": restoring it deletes the entry again
 _DEPRECATION = (
     "`ember.nn.utils.stateless.functional_call` is deprecated (as "
     "`torch.nn.utils.stateless.functional_call` is as of PyTorch 2.0) and will be removed "
-    "with it. Please use `ember.func.functional_call` instead which is a drop-in replacement.")
+    "with it. Please use `ember.func.functional_call` instead which is a drop-in replacement."
+)
 
 
-def functional_call(module: Module, parameters_and_buffers: dict[str, Tensor],
-                    args: Any = None, kwargs: dict[str, Any] | None = None, *,
-                    tie_weights: bool = True, strict: bool = False) -> Any:
+def functional_call(
+    module: Module,
+    parameters_and_buffers: dict[str, Tensor],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
     """Deprecated alias of :func:`ember.func.functional_call` taking a single dict.
 
     Warns a ``FutureWarning`` on every call, as PyTorch does.
@@ -48,16 +55,23 @@ def functional_call(module: Module, parameters_and_buffers: dict[str, Tensor],
         tensor([0., 0.])
     """
     warnings.warn(_DEPRECATION, FutureWarning, stacklevel=2)
-    return _functional_call(module, parameters_and_buffers, args, kwargs,
-                            tie_weights=tie_weights, strict=strict)
+    return _functional_call(
+        module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict
+    )
 
 
 functional_call.__deprecated__ = _DEPRECATION  # what typing's @deprecated records
 
 
-def _functional_call(module: Module, parameters_and_buffers: dict[str, Tensor],
-                     args: Any = None, kwargs: dict[str, Any] | None = None, *,
-                     tie_weights: bool = True, strict: bool = False) -> Any:
+def _functional_call(
+    module: Module,
+    parameters_and_buffers: dict[str, Tensor],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
     """``module(*args, **kwargs)`` with ``parameters_and_buffers`` (dotted name -> Tensor or
     None) in place of the module's own; the module is as it was afterwards.
 
@@ -91,8 +105,11 @@ def _functional_call(module: Module, parameters_and_buffers: dict[str, Tensor],
         replaced = []
         for i in range(len(originals)):
             name, target, key, value = plan[i]
-            now = target.get(key, _MISSING) if isinstance(target, dict) else getattr(
-                target, key, _MISSING)
+            now = (
+                target.get(key, _MISSING)
+                if isinstance(target, dict)
+                else getattr(target, key, _MISSING)
+            )
             if now is not value and now is not _MISSING:
                 replaced.append((name, now))
         # Reverse order, so that two names for one slot (a submodule shared under two names,
@@ -112,8 +129,9 @@ def _functional_call(module: Module, parameters_and_buffers: dict[str, Tensor],
                 parameters_and_buffers[name] = now
 
 
-def _plan(module: Module, given: dict[str, Tensor], tie_weights: bool,
-          strict: bool) -> list[tuple[str, Any, str, Tensor | None]]:
+def _plan(
+    module: Module, given: dict[str, Tensor], tie_weights: bool, strict: bool
+) -> list[tuple[str, Any, str, Tensor | None]]:
     """``(name, dict or module, key, value)`` for every tensor to swap in, with every check
     done before anything is written."""
     if tie_weights or strict:
@@ -173,8 +191,10 @@ def _untie(slots: dict, given: dict[str, Tensor]) -> dict[str, Tensor]:
         if any(given[n] is not value for n in named[1:]):
             # NOTE: matches torch's error. torch raises KeyError instead when a group has more
             # than two names and only some are given; ember checks just the given ones.
-            raise ValueError(f"functional_call got multiple values for keys {sorted(group)}, "
-                             "which are tied. Consider using tie_weights=False")
+            raise ValueError(
+                f"functional_call got multiple values for keys {sorted(group)}, "
+                "which are tied. Consider using tie_weights=False"
+            )
         if untied is None:
             untied = dict(given)
         for n in group:
@@ -191,8 +211,9 @@ def _check_keys(module: Module, slots: dict, names: dict[str, Tensor]) -> None:
     if missing:
         msgs.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
     if msgs:
-        raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t"
-                           + "\n\t".join(msgs))
+        raise RuntimeError(
+            f"Error(s) in reparametrizing for {module._get_name()}:\n\t" + "\n\t".join(msgs)
+        )
 
 
 def _resolve(module: Module, name: str, value, modules: dict[str, Module]) -> tuple[Any, str]:
@@ -209,15 +230,19 @@ def _resolve(module: Module, name: str, value, modules: dict[str, Module]) -> tu
     if attr in d["_buffers"]:
         return d["_buffers"], attr
     if attr in d["_modules"]:
-        raise TypeError(f"functional_call: key '{name}' names a submodule slot of "
-                        f"{owner._get_name()}, not a parameter, buffer or tensor attribute")
+        raise TypeError(
+            f"functional_call: key '{name}' names a submodule slot of "
+            f"{owner._get_name()}, not a parameter, buffer or tensor attribute"
+        )
     try:
         current = getattr(owner, attr)
     except AttributeError:
         current = _MISSING  # NOTE: matches torch: set for the call, removed afterwards
     if current is not _MISSING and current is not None and not isinstance(current, Tensor):
-        raise TypeError(f"functional_call: key '{name}': attribute `{attr}` of "
-                        f"{owner._get_name()} is a {type(current).__name__}, not a Tensor")
+        raise TypeError(
+            f"functional_call: key '{name}': attribute `{attr}` of "
+            f"{owner._get_name()} is a {type(current).__name__}, not a Tensor"
+        )
     if hasattr(getattr(type(owner), attr, None), "__set__"):
         return owner, attr  # a property: an instance __dict__ entry would not be seen
     # NOTE: differs from torch, which uses setattr here: a Parameter given under a new name
@@ -235,15 +260,19 @@ def _submodule(module: Module, path: str, name: str, modules: dict[str, Module])
     try:
         sub = getattr(parent, attr)
     except AttributeError:
-        raise AttributeError(f"{parent._get_name()} has no attribute `{attr}` "
-                             f"(functional_call key '{name}')") from None
+        raise AttributeError(
+            f"{parent._get_name()} has no attribute `{attr}` (functional_call key '{name}')"
+        ) from None
     if not isinstance(sub, Module):
-        raise TypeError(f"functional_call: key '{name}': `{path}` is a {type(sub).__name__}, "
-                        "not a Module")
+        raise TypeError(
+            f"functional_call: key '{name}': `{path}` is a {type(sub).__name__}, not a Module"
+        )
     modules[path] = sub
     return sub
 
 
 def _not_a_tensor(name: str, value) -> TypeError:
-    return TypeError(f"functional_call: the value for '{name}' is a {type(value).__name__}; "
-                     "expected a Tensor (or None)")
+    return TypeError(
+        f"functional_call: the value for '{name}' is a {type(value).__name__}; "
+        "expected a Tensor (or None)"
+    )

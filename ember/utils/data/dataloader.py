@@ -49,8 +49,9 @@ class _DatasetKind:
 
     @staticmethod
     def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-        return create_fetcher(kind == _DatasetKind.Iterable, dataset, auto_collation,
-                              collate_fn, drop_last)
+        return create_fetcher(
+            kind == _DatasetKind.Iterable, dataset, auto_collation, collate_fn, drop_last
+        )
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -98,32 +99,50 @@ class DataLoader(Generic[T_co]):
 
     __initialized = False
 
-    def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
-                 sampler: Sampler | Iterable | None = None,
-                 batch_sampler: Sampler | Iterable | None = None, num_workers: int = 0,
-                 collate_fn: Callable[[list], Any] | None = None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable[[int], None] | None = None,
-                 multiprocessing_context=None, generator=None, *,
-                 prefetch_factor: int | None = None, persistent_workers: bool = False,
-                 pin_memory_device: str = "", in_order: bool = True) -> None:
+    def __init__(
+        self,
+        dataset: Dataset,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Sampler | Iterable | None = None,
+        batch_sampler: Sampler | Iterable | None = None,
+        num_workers: int = 0,
+        collate_fn: Callable[[list], Any] | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
+    ) -> None:
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
-                             f"disable multiprocessing. (DataLoader got num_workers={num_workers})")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to "
+                f"disable multiprocessing. (DataLoader got num_workers={num_workers})"
+            )
         if timeout < 0:
-            raise ValueError(f"timeout option should be non-negative (DataLoader got "
-                             f"timeout={timeout})")
+            raise ValueError(
+                f"timeout option should be non-negative (DataLoader got timeout={timeout})"
+            )
         if num_workers == 0 and prefetch_factor is not None:
             # NOTE: matches torch: its message lacks a space after "multiprocessing."
             raise ValueError(
                 "prefetch_factor option could only be specified in multiprocessing.let "
                 "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to "
-                f"None. (DataLoader got prefetch_factor={prefetch_factor})")
+                f"None. (DataLoader got prefetch_factor={prefetch_factor})"
+            )
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
         elif prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError(f"prefetch_factor option should be non-negative (DataLoader got "
-                             f"prefetch_factor={prefetch_factor})")
+            raise ValueError(
+                f"prefetch_factor option should be non-negative (DataLoader got "
+                f"prefetch_factor={prefetch_factor})"
+            )
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
 
@@ -140,14 +159,20 @@ class DataLoader(Generic[T_co]):
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = _DatasetKind.Iterable
             if shuffle not in {False, None}:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
-                                 f"option, but got shuffle={shuffle}")
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified shuffle "
+                    f"option, but got shuffle={shuffle}"
+                )
             if sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
-                                 f"option, but got sampler={sampler}")
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified sampler "
+                    f"option, but got sampler={sampler}"
+                )
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified "
-                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified "
+                    f"batch_sampler option, but got batch_sampler={batch_sampler}"
+                )
         else:
             shuffle = bool(shuffle)
             self._dataset_kind = _DatasetKind.Map
@@ -156,13 +181,17 @@ class DataLoader(Generic[T_co]):
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
-                                 "shuffle, sampler, and drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, "
+                    "shuffle, sampler, and drop_last"
+                )
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually "
-                             "exclusive with drop_last")
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually "
+                "exclusive with drop_last"
+            )
 
         if sampler is None:
             if self._dataset_kind == _DatasetKind.Iterable:
@@ -197,28 +226,35 @@ class DataLoader(Generic[T_co]):
     def multiprocessing_context(self, ctx) -> None:
         if ctx is not None:
             if self.num_workers <= 0:
-                raise ValueError("multiprocessing_context can only be used with multi-process "
-                                 f"loading (num_workers > 0), but got "
-                                 f"num_workers={self.num_workers}")
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process "
+                    f"loading (num_workers > 0), but got "
+                    f"num_workers={self.num_workers}"
+                )
             import multiprocessing
 
             if isinstance(ctx, str):
                 methods = multiprocessing.get_all_start_methods()
                 if ctx not in methods:
-                    raise ValueError("multiprocessing_context option should specify a valid "
-                                     f"start method in {methods!r}, but got "
-                                     f"multiprocessing_context={ctx!r}")
+                    raise ValueError(
+                        "multiprocessing_context option should specify a valid "
+                        f"start method in {methods!r}, but got "
+                        f"multiprocessing_context={ctx!r}"
+                    )
                 ctx = multiprocessing.get_context(ctx)
             if not isinstance(ctx, multiprocessing.context.BaseContext):
-                raise TypeError("multiprocessing_context option should be a valid context "
-                                "object or a string specifying the start method, but got "
-                                f"multiprocessing_context={ctx}")
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context "
+                    "object or a string specifying the start method, but got "
+                    f"multiprocessing_context={ctx}"
+                )
         self.__multiprocessing_context = ctx
 
     def __setattr__(self, attr, val) -> None:
         if self.__initialized and attr in _FROZEN:
-            raise ValueError(f"{attr} attribute should not be set after "
-                             f"{type(self).__name__} is initialized")
+            raise ValueError(
+                f"{attr} attribute should not be set after {type(self).__name__} is initialized"
+            )
         super().__setattr__(attr, val)
 
     def _get_iterator(self):
@@ -264,17 +300,23 @@ class DataLoader(Generic[T_co]):
         if cpus is not None and self.num_workers <= cpus:
             return
         if cpus is None:
-            suggest = ("DataLoader is not able to compute a suggested max number of worker in "
-                       "current system.")
+            suggest = (
+                "DataLoader is not able to compute a suggested max number of worker in "
+                "current system."
+            )
         else:
-            suggest = (f"Our suggested max number of worker in current system is {cpus}"
-                       f"{'' if has_affinity else ' (`cpuset` is not taken into account)'}, "
-                       "which is smaller than what this DataLoader is going to create.")
+            suggest = (
+                f"Our suggested max number of worker in current system is {cpus}"
+                f"{'' if has_affinity else ' (`cpuset` is not taken into account)'}, "
+                "which is smaller than what this DataLoader is going to create."
+            )
         warnings.warn(
             f"This DataLoader will create {self.num_workers} worker processes in total. "
             f"{suggest} Please be aware that excessive worker creation might get DataLoader "
             "running slow or even freeze, lower the worker number to avoid potential "
-            "slowness/freeze if necessary.", stacklevel=2)
+            "slowness/freeze if necessary.",
+            stacklevel=2,
+        )
 
 
 class _BaseDataLoaderIter:
@@ -287,13 +329,19 @@ class _BaseDataLoaderIter:
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
         if loader.pin_memory and loader.pin_memory_device:
-            warnings.warn("pin_memory_device is deprecated, the current accelerator will be "
-                          "used as the device,ignore "
-                          f"pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+            warnings.warn(
+                "pin_memory_device is deprecated, the current accelerator will be "
+                "used as the device,ignore "
+                f"pin_memory_device='{loader.pin_memory_device}'.",
+                stacklevel=3,
+            )
         if loader.pin_memory:
             # NOTE: matches torch without an accelerator: pinning is skipped with a warning
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, "
+                "then device pinned memory won't be used.",
+                stacklevel=3,
+            )
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -322,13 +370,17 @@ class _BaseDataLoaderIter:
         self._num_yielded += 1
         reported = self._IterableDataset_len_called
         if self._iterable and reported is not None and self._num_yielded > reported:
-            msg = (f"Length of IterableDataset {self._dataset} was reported to be {reported}"
-                   f"(when accessing len(dataloader)), but {self._num_yielded} samples have "
-                   "been fetched. ")
+            msg = (
+                f"Length of IterableDataset {self._dataset} was reported to be {reported}"
+                f"(when accessing len(dataloader)), but {self._num_yielded} samples have "
+                "been fetched. "
+            )
             if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not properly "
-                        "configuring the IterableDataset replica at each worker (split the "
-                        "stream with get_worker_info()).")
+                msg += (
+                    "For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker (split the "
+                    "stream with get_worker_info())."
+                )
             warnings.warn(msg, stacklevel=2)
         return data
 
@@ -342,8 +394,9 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
-        self._fetcher = create_fetcher(self._iterable, self._dataset, self._auto_collation,
-                                       self._collate_fn, self._drop_last)
+        self._fetcher = create_fetcher(
+            self._iterable, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
+        )
 
     def _next_data(self):
         return self._fetcher.fetch(next(self._sampler_iter))
@@ -352,8 +405,11 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 def _default_context():
     import multiprocessing
 
-    method = ("fork" if sys.platform.startswith("linux")
-              and "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    method = (
+        "fork"
+        if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+        else "spawn"
+    )
     return multiprocessing.get_context(method)
 
 
@@ -401,14 +457,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         if not self._prefetch_factor or self._prefetch_factor <= 0:
-            raise ValueError("prefetch_factor must be positive with num_workers > 0 (DataLoader "
-                             f"got prefetch_factor={self._prefetch_factor})")
+            raise ValueError(
+                "prefetch_factor must be positive with num_workers > 0 (DataLoader "
+                f"got prefetch_factor={self._prefetch_factor})"
+            )
         self._in_order = loader.in_order
         ctx = loader.multiprocessing_context or _default_context()
         result_queue = _worker.make_result_queue(ctx)
         done_event = ctx.Event()
-        prefix = (f"ember-dl-{os.getpid()}-{next(_serial)}-" if _worker.shm_available()
-                  else None)
+        prefix = f"ember-dl-{os.getpid()}-{next(_serial)}-" if _worker.shm_available() else None
         workers, index_queues = [], []
         self._pool = _WorkerPool(workers, index_queues, result_queue, done_event, prefix)
         # the pool outlives a crash in the loop below and a deleted iterator: finalize runs its
@@ -417,11 +474,25 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for i in range(self._num_workers):
             q = ctx.Queue()
             q.cancel_join_thread()  # never block the main process's exit on unsent indices
-            w = ctx.Process(target=_worker.worker_loop, daemon=True, args=(
-                self._iterable, self._dataset, q, result_queue, done_event,
-                self._auto_collation, self._collate_fn, self._drop_last, self._base_seed,
-                loader.worker_init_fn, i, self._num_workers,
-                None if prefix is None else f"{prefix}{i}-"))
+            w = ctx.Process(
+                target=_worker.worker_loop,
+                daemon=True,
+                args=(
+                    self._iterable,
+                    self._dataset,
+                    q,
+                    result_queue,
+                    done_event,
+                    self._auto_collation,
+                    self._collate_fn,
+                    self._drop_last,
+                    self._base_seed,
+                    loader.worker_init_fn,
+                    i,
+                    self._num_workers,
+                    None if prefix is None else f"{prefix}{i}-",
+                ),
+            )
             with warnings.catch_warnings():
                 # Python 3.12+ warns on forking a process that runs threads (the queues' feeder
                 # threads); a worker touches no lock those threads hold, and torch forks alike
@@ -463,8 +534,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._num_workers):
             w = next(self._worker_cycle)
             if self._workers_status[w] and (
-                    self._in_order
-                    or self._workers_num_tasks[w] < share // sum(self._workers_status)):
+                self._in_order or self._workers_num_tasks[w] < share // sum(self._workers_status)
+            ):
                 break
         else:
             return  # NOTE: matches torch: no live worker can take it
@@ -487,8 +558,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 return self._result_queue.get(timeout=wait)
             except queue.Empty:
                 waited += wait
-            dead = [w for i, w in enumerate(self._workers)
-                    if self._workers_status[i] and not w.is_alive()]
+            dead = [
+                w
+                for i, w in enumerate(self._workers)
+                if self._workers_status[i] and not w.is_alive()
+            ]
             if dead:
                 for i, w in enumerate(self._workers):
                     if w in dead:

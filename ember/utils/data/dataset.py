@@ -14,8 +14,16 @@ from ember.random.creation import randperm
 from ember.random.generator import default_generator
 from ember.tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
-           "ChainDataset", "Subset", "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "StackDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "Subset",
+    "random_split",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -81,7 +89,8 @@ class TensorDataset(Dataset):
             # NOTE: matches torch: an AssertionError, with torch's words first
             raise AssertionError(
                 f"Size mismatch between tensors: TensorDataset needs every tensor to have the "
-                f"same size in dimension 0, got sizes {sizes}")
+                f"same size in dimension 0, got sizes {sizes}"
+            )
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -104,14 +113,17 @@ class StackDataset(Dataset):
         if args and kwargs:
             raise ValueError(
                 "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
-                "input/output, but both types are given.")
+                "input/output, but both types are given."
+            )
         if not args and not kwargs:
             raise ValueError("At least one dataset should be passed")
         parts = list(args) if args else list(kwargs.values())
         self._length = len(parts[0])
         if any(len(d) != self._length for d in parts):
-            raise ValueError(f"Size mismatch between datasets: StackDataset got lengths "
-                             f"{[len(d) for d in parts]}")
+            raise ValueError(
+                f"Size mismatch between datasets: StackDataset got lengths "
+                f"{[len(d) for d in parts]}"
+            )
         self.datasets = args if args else kwargs
 
     def __getitem__(self, index):
@@ -129,8 +141,10 @@ class StackDataset(Dataset):
             if callable(getitems):
                 items = getitems(indices)
                 if len(items) != len(indices):
-                    raise ValueError("Nested dataset's output size mismatch. "
-                                     f"Expected {len(indices)}, got {len(items)}")
+                    raise ValueError(
+                        "Nested dataset's output size mismatch. "
+                        f"Expected {len(indices)}, got {len(items)}"
+                    )
             else:
                 items = [d[i] for i in indices]
             columns[key] = items
@@ -164,7 +178,8 @@ class ConcatDataset(Dataset):
             if isinstance(d, IterableDataset):
                 raise AssertionError(
                     "ConcatDataset does not support IterableDataset: use ChainDataset to join "
-                    "streams")
+                    "streams"
+                )
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self) -> int:
@@ -175,7 +190,8 @@ class ConcatDataset(Dataset):
             if -idx > len(self):
                 raise ValueError(
                     f"absolute value of index should not exceed dataset length: got index {idx} "
-                    f"for a ConcatDataset of length {len(self)}")
+                    f"for a ConcatDataset of length {len(self)}"
+                )
             idx += len(self)
         k = bisect.bisect_right(self.cumulative_sizes, idx)
         return self.datasets[k][idx - self.cumulative_sizes[k - 1] if k else idx]
@@ -183,8 +199,11 @@ class ConcatDataset(Dataset):
     @property
     def cummulative_sizes(self) -> list[int]:
         """The old misspelled name of ``cumulative_sizes`` (deprecated)."""
-        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            "`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self.cumulative_sizes
 
 
@@ -216,8 +235,7 @@ class ChainDataset(IterableDataset):
 
 def _check_iterable(d) -> None:
     if not isinstance(d, IterableDataset):
-        raise AssertionError(f"ChainDataset only supports IterableDataset, got "
-                             f"{type(d).__name__}")
+        raise AssertionError(f"ChainDataset only supports IterableDataset, got {type(d).__name__}")
 
 
 class Subset(Dataset):
@@ -241,7 +259,8 @@ class Subset(Dataset):
                 "Subset and overriding __getitem__, you must also override __getitems__ to "
                 "ensure DataLoader works correctly with your custom logic. A simple "
                 "implementation:\n\ndef __getitems__(self, indices):\n"
-                "    return [self.__getitem__(idx) for idx in indices]")
+                "    return [self.__getitem__(idx) for idx in indices]"
+            )
 
     def __getitem__(self, idx):
         if isinstance(idx, list):
@@ -258,8 +277,9 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset: Dataset, lengths: Sequence[int | float],
-                 generator=default_generator) -> list[Subset]:
+def random_split(
+    dataset: Dataset, lengths: Sequence[int | float], generator=default_generator
+) -> list[Subset]:
     """Split ``dataset`` into non-overlapping random ``Subset``\\ s of the given lengths.
 
     ``lengths`` are sizes that sum to ``len(dataset)``, or fractions that sum to 1: each split
@@ -284,14 +304,19 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float],
             sizes[i % len(sizes)] += 1
         for i, size in enumerate(sizes):
             if size == 0:
-                warnings.warn(f"Length of split at index {i} is 0. "
-                              f"This might result in an empty dataset.", stacklevel=2)
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
         lengths = sizes
     if sum(lengths) != len(dataset):
         raise ValueError(
             "Sum of input lengths does not equal the length of the input dataset! (random_split "
             f"got lengths {list(lengths)} summing to {sum(lengths)} for a dataset of length "
-            f"{len(dataset)})")
+            f"{len(dataset)})"
+        )
     order = randperm(sum(lengths), generator=generator).tolist()
-    return [Subset(dataset, order[end - size:end])
-            for end, size in zip(itertools.accumulate(lengths), lengths)]
+    return [
+        Subset(dataset, order[end - size : end])
+        for end, size in zip(itertools.accumulate(lengths), lengths)
+    ]

@@ -24,8 +24,14 @@ from ember.random.creation import randint, randperm
 from ember.random.generator import Generator
 from ember.random.sampling import multinomial
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "WeightedRandomSampler"]
+__all__ = [
+    "BatchSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 _CHUNK = 32  # NOTE: matches torch: sampling with replacement draws 32 indices at a time
@@ -87,18 +93,26 @@ class RandomSampler(Sampler[int]):
         8
     """
 
-    def __init__(self, data_source: Sized, replacement: bool = False,
-                 num_samples: int | None = None, generator: Generator | None = None) -> None:
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Generator | None = None,
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
         if not isinstance(replacement, bool):
-            raise TypeError("replacement should be a boolean value, but got "
-                            f"replacement={replacement}")
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError("num_samples should be a positive integer value, but got "
-                             f"num_samples={self.num_samples}")
+            raise ValueError(
+                "num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
 
     @property
     def num_samples(self) -> int:
@@ -120,7 +134,7 @@ class RandomSampler(Sampler[int]):
         else:
             for _ in range(m // n):
                 yield from randperm(n, generator=g).tolist()
-            yield from randperm(n, generator=g).tolist()[:m % n]
+            yield from randperm(n, generator=g).tolist()[: m % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -155,28 +169,36 @@ class WeightedRandomSampler(Sampler[int]):
         [1, 1, 1]
     """
 
-    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
-                 generator: Generator | None = None) -> None:
-        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
-                or num_samples <= 0):
-            raise ValueError("num_samples should be a positive integer value, but got "
-                             f"num_samples={num_samples}")
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
         if not isinstance(replacement, bool):
             # NOTE: matches torch: a ValueError here (RandomSampler raises TypeError)
-            raise ValueError("replacement should be a boolean value, but got "
-                             f"replacement={replacement}")
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
         w = as_tensor(weights, dtype=_dtype.float64)
         if w.dim() != 1:
-            raise ValueError("weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(w.shape)}")
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}"
+            )
         self.weights = w
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        drawn = multinomial(self.weights, self.num_samples, self.replacement,
-                            generator=self.generator)
+        drawn = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
         yield from drawn.tolist()
 
     def __len__(self) -> int:
@@ -194,11 +216,13 @@ class BatchSampler(Sampler[list[int]]):
         [[0, 1, 2], [3, 4, 5]]
     """
 
-    def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int,
-                 drop_last: bool) -> None:
+    def __init__(
+        self, sampler: Sampler[int] | Iterable[int], batch_size: int, drop_last: bool
+    ) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError("batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler

@@ -25,8 +25,8 @@ _np = backend.cpu
 _TEXT_KINDS = "SUO"  # NumPy arrays of bytes, str or objects are left alone (torch's [SaUO])
 
 default_collate_err_msg_format = (
-    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-    "found {}")
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+)
 
 
 def default_convert(data):
@@ -104,8 +104,8 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
                 return fn(batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
         return _rebuild_mapping(
-            elem, {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map)
-                   for k in elem})
+            elem, {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map) for k in elem}
+        )
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         # NOTE: matches torch: each field's samples are passed on as a tuple (so strings inside
         # a namedtuple or tuple collate to a tuple, at top level to a list)
@@ -115,7 +115,8 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
         if any(len(e) != size for e in batch):
             raise RuntimeError(
                 "each element in list of batch should be of equal size: default_collate got "
-                f"sequences of lengths {[len(e) for e in batch]}")
+                f"sequences of lengths {[len(e) for e in batch]}"
+            )
         columns = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # NOTE: matches torch: tuples of samples collate to a list
@@ -129,8 +130,13 @@ def collate_tensor_fn(batch, *, collate_fn_map=None) -> Tensor:
     arrays = []
     for t in batch:
         a = t._data
-        if (t.__class__ is not Tensor or t._requires_grad or a.__class__ is not first.__class__
-                or a.dtype != first.dtype or a.shape != first.shape):
+        if (
+            t.__class__ is not Tensor
+            or t._requires_grad
+            or a.__class__ is not first.__class__
+            or a.dtype != first.dtype
+            or a.shape != first.shape
+        ):
             # a graph to record, a subclass, mixed dtypes or an error to report: the full op
             return stack(batch, 0)
         arrays.append(a)

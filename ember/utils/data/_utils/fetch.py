@@ -17,12 +17,22 @@ class _MapDatasetFetcher:
         from ember.utils.data.dataset import TensorDataset
 
         # default_collate of a TensorDataset's rows is each tensor's rows gathered at once
-        self._tensors = (dataset.tensors if type(dataset) is TensorDataset and auto_collation
-                         and collate_fn is default_collate and dataset.tensors else None)
+        self._tensors = (
+            dataset.tensors
+            if type(dataset) is TensorDataset
+            and auto_collation
+            and collate_fn is default_collate
+            and dataset.tensors
+            else None
+        )
 
     def fetch(self, index):
-        if (self._tensors is not None and index.__class__ is list and index
-                and not any(t._requires_grad for t in self._tensors)):
+        if (
+            self._tensors is not None
+            and index.__class__ is list
+            and index
+            and not any(t._requires_grad for t in self._tensors)
+        ):
             # NOTE: matches torch's per-sample fetch and stack: the same list of fresh tensors
             # (values, dtypes, shapes), made by one gather per tensor instead of a row view per
             # sample and a stack; odd indices fall through to the per-sample path and its errors

@@ -191,17 +191,28 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
     return seed
 
 
-def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event,
-                auto_collation: bool, collate_fn, drop_last: bool, base_seed: int, init_fn,
-                worker_id: int, num_workers: int, shm_prefix: str | None) -> None:
+def worker_loop(
+    iterable: bool,
+    dataset,
+    index_queue,
+    data_queue,
+    done_event,
+    auto_collation: bool,
+    collate_fn,
+    drop_last: bool,
+    base_seed: int,
+    init_fn,
+    worker_id: int,
+    num_workers: int,
+    shm_prefix: str | None,
+) -> None:
     """The body of one worker process."""
     import queue
 
     global _worker_info
     try:
         seed = _seed_worker(base_seed, worker_id)
-        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
-                                  dataset=dataset)
+        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         if shm_prefix is not None:
             _install_shared_reducer(shm_prefix)
         where = f"in DataLoader worker process {worker_id}"
@@ -223,8 +234,9 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event,
                 data_queue.put((r, None))
                 ended = False
                 try:
-                    fetcher = create_fetcher(iterable, dataset, auto_collation, collate_fn,
-                                             drop_last)
+                    fetcher = create_fetcher(
+                        iterable, dataset, auto_collation, collate_fn, drop_last
+                    )
                 except Exception:
                     init_error = _WorkerError(where)
                 continue
@@ -271,9 +283,15 @@ def _result_queue_class():
             if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], int):
                 info = get_worker_info()
                 wid = info.id if info is not None else "?"
-                self.put((obj[0], _WorkerError(
-                    f"in DataLoader worker process {wid} (sending its batch)",
-                    (type(e), e, e.__traceback__))))
+                self.put(
+                    (
+                        obj[0],
+                        _WorkerError(
+                            f"in DataLoader worker process {wid} (sending its batch)",
+                            (type(e), e, e.__traceback__),
+                        ),
+                    )
+                )
             else:
                 super()._on_queue_feeder_error(e, obj)
 
