@@ -761,3 +761,25 @@ def test_cosine_recursion_stays_close_to_the_closed_form():
         sched.step()
         want = 0.01 + (0.1 - 0.01) * (1 + math.cos(math.pi * epoch / 10)) / 2
         assert sched.get_last_lr()[0] == pytest.approx(want, rel=1e-9, abs=1e-15)
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", ["SequentialLR", "ChainedScheduler"])
+def test_loading_more_child_schedulers_than_exist_raises_and_changes_nothing(kind):
+    def build(lib):
+        p = [lib.nn.Parameter(lib.ones(1))]
+        o = lib.optim.SGD(p, lr=1.0)
+        kids = [lib.optim.lr_scheduler.ConstantLR(o), lib.optim.lr_scheduler.ExponentialLR(o, 0.9)]
+        if kind == "SequentialLR":
+            return getattr(lib.optim.lr_scheduler, kind)(o, kids, [2])
+        return getattr(lib.optim.lr_scheduler, kind)(kids)
+
+    for lib in (torch, ember):
+        sd = build(lib).state_dict()
+        sd["_schedulers"].append(dict(sd["_schedulers"][0]))
+        sd["last_epoch"] = 99
+        target = build(lib)
+        before = target.state_dict()
+        with pytest.raises(IndexError):
+            target.load_state_dict(sd)
+    assert target.state_dict() == before  # ember's: nothing changed

@@ -1072,6 +1072,12 @@ class _SchedulerList(LRScheduler):
         """Restore the state and each child's."""
         state = dict(state_dict)
         children = state.pop("_schedulers")
+        if len(children) > len(self._schedulers):
+            # NOTE: matches torch's IndexError, raised here before anything is changed
+            raise IndexError(
+                f"{type(self).__name__}.load_state_dict: the state dict holds "
+                f"{len(children)} schedulers, this one has {len(self._schedulers)}"
+            )
         self.__dict__.update(state)
         for scheduler, child in zip(self._schedulers, children):
             scheduler.load_state_dict(child)
