@@ -42,18 +42,9 @@ REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_wit
 REBUILD_META = TorchName("torch._utils", "_rebuild_meta_tensor_no_storage")
 REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
 
-# PyTorch's legacy typed-storage class per dtype: the storage type of a persistent id.
-STORAGE_NAMES = {
-    "bool": "BoolStorage",
-    "uint8": "ByteStorage",
-    "int8": "CharStorage",
-    "int16": "ShortStorage",
-    "int32": "IntStorage",
-    "int64": "LongStorage",
-    "float16": "HalfStorage",
-    "float32": "FloatStorage",
-    "float64": "DoubleStorage",
-}
+# PyTorch's legacy typed-storage class per dtype (``FloatStorage``...): the storage type of a
+# persistent id, named after the dtype's ScalarType name.
+STORAGE_NAMES = {name: f"{scalar}Storage" for name, scalar in _dtype.SCALAR_NAMES.items()}
 _STORAGE_TYPES = {d: TorchName("torch", STORAGE_NAMES[d.name]) for d in _dtype.all_dtypes}
 
 

@@ -91,15 +91,8 @@ class StorageType:
 
 
 _STORAGE_DTYPES = {
-    "BoolStorage": "bool",
-    "ByteStorage": "uint8",
-    "CharStorage": "int8",
-    "ShortStorage": "int16",
-    "IntStorage": "int32",
-    "LongStorage": "int64",
-    "HalfStorage": "float16",
-    "FloatStorage": "float32",
-    "DoubleStorage": "float64",
+    **{f"{scalar}Storage": name for name, scalar in _dtype.SCALAR_NAMES.items()},
+    # torch's dtypes that ember lacks: named placeholders (a tensor of one raises on load)
     "BFloat16Storage": "bfloat16",
     "ComplexFloatStorage": "complex64",
     "ComplexDoubleStorage": "complex128",
