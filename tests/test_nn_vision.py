@@ -592,3 +592,12 @@ def test_affine_grid_errors_match_torch(shape, size):
 def test_affine_grid_meta_gives_shape():
     y = F.affine_grid(ember.empty(2, 3, 4, device="meta"), (2, 1, 3, 4, 5), align_corners=False)
     assert y.shape == (2, 3, 4, 5, 3) and y.device.type == "meta"
+
+
+@needs_torch
+@pytest.mark.parametrize("size", [(8, 10), (7, 9), (4, 15)])
+def test_nearest_upsample_on_meta_has_torchs_shape(size):
+    # (8, 10) and (4, 15) are integer upscales: the repeat path, which meta must shape too
+    e = ember.nn.functional.interpolate(ember.empty(2, 3, 4, 5, device="meta"), size=size)
+    t = torch.nn.functional.interpolate(torch.empty(2, 3, 4, 5, device="meta"), size=size)
+    assert e.is_meta and tuple(e.shape) == tuple(t.shape)

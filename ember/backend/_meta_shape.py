@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as _np
 
 from ember.backend.meta import MetaArray, broadcast_shapes, rule
@@ -86,6 +88,16 @@ def _data_dependent(name):
 
 for _f in (_np.nonzero, _np.argwhere, _np.unique, _np.flatnonzero):
     rule(_f)(_data_dependent(f"numpy.{_f.__name__}"))
+
+
+@rule(_np.repeat)
+def _repeat(a, repeats, axis=None):
+    if not isinstance(repeats, int):  # per-element counts: the length is data
+        raise NotImplementedError("numpy.repeat with an array of counts on a meta tensor")
+    if axis is None:
+        return MetaArray((math.prod(a.shape) * repeats,), a.dtype)
+    ax = axis % a.ndim
+    return MetaArray(a.shape[:ax] + (a.shape[ax] * repeats,) + a.shape[ax + 1 :], a.dtype)
 
 
 @rule(_np.take)
