@@ -17,7 +17,7 @@ from ember import backend
 from ember._dtype import float64 as _F64
 from ember.ops.creation import as_tensor, tensor
 from ember.ops.joining import stack
-from ember.tensor import Tensor, _wrap
+from ember.tensor import Tensor
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map"]
 
@@ -126,26 +126,7 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None) -> Tensor:
     """Stack same-shaped tensors along a new first dimension."""
-    first = batch[0]._data
-    arrays = []
-    for t in batch:
-        a = t._data
-        if (
-            t.__class__ is not Tensor
-            or t._requires_grad
-            or a.__class__ is not first.__class__
-            or a.dtype != first.dtype
-            or a.shape != first.shape
-        ):
-            # a graph to record, a subclass, mixed dtypes or an error to report: the full op
-            return stack(batch, 0)
-        arrays.append(a)
-    # the common case (plain tensors of one dtype and shape), without a graph: one
-    # concatenate and a reshape (several times faster than NumPy's stack for many small rows)
-    xp = backend.namespace(first)
-    if first.ndim == 0:
-        return _wrap(xp.stack(arrays))
-    return _wrap(xp.concatenate(arrays).reshape((len(arrays),) + first.shape))
+    return stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
