@@ -1,6 +1,7 @@
 """``ember.linalg``: PyTorch's ``torch.linalg`` norms (``norm``, ``vector_norm``,
-``matrix_norm``, ``svdvals``), and ``multi_dot`` (defined with the products in
-``ember/ops/products.py``).
+``matrix_norm``, ``svdvals``), ``cholesky`` and ``solve_triangular`` (with ``LinAlgError``), and
+``multi_dot`` (defined with the products in ``ember/ops/products.py``); the rest of torch.linalg
+comes with issue 12.
 
 ``vector_norm`` is one ``Function`` with PyTorch's backward formula for each order; matrix norms
 compose it with ``amax``/``amin``/``sum``, and with the singular values for ``'nuc'``, 2 and -2.
@@ -14,8 +15,11 @@ from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
+from ember.ops.broadcast import broadcast_shapes
+from ember.ops.diagonal import diag_embed
 from ember.ops.extrema import amax, amin
 from ember.ops.linalg import matmul
+from ember.ops.pointwise import _out
 from ember.ops.products import multi_dot
 from ember.ops.reduction import _acc_dtype, _axes, _keep, _tname
 from ember.ops.reduction import sum as _sum
@@ -292,4 +296,165 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     return _out(_cross(input, other, dim), out)
 
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "svdvals", "multi_dot", "cross", "matmul"]
+# ---- factorizations and triangular solves --------------------------------------------------------
+class LinAlgError(RuntimeError):
+    """A matrix that a factorization or solve cannot handle (``torch.linalg.LinAlgError``)."""
+
+
+def _square(A: Tensor, op: str) -> None:
+    if A._data.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        shape = tuple(A.shape)
+        if len(shape) < 2:
+            raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but they are {shape[-2]} by "
+            f"{shape[-1]} matrices"
+        )
+
+
+def _not_positive_definite(xp, a):
+    """torch's LinAlgError naming the first failing batch element and leading minor."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    for b, m in enumerate(flat):
+        for k in range(1, m.shape[0] + 1):
+            try:
+                xp.linalg.cholesky(m[:k, :k])
+            except xp.linalg.LinAlgError:
+                where = f"(Batch element {b}): " if a.ndim > 2 else ""
+                return LinAlgError(
+                    f"linalg.cholesky: {where}The factorization could not be completed because "
+                    f"the input is not positive-definite (the leading minor of order {k} is not "
+                    "positive-definite)."
+                )
+    return LinAlgError("linalg.cholesky: the input is not positive-definite")
+
+
+class Cholesky(Function):
+    _array_forward = True
+    _node_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        try:
+            low = xp.linalg.cholesky(a)
+        except xp.linalg.LinAlgError:
+            raise _not_positive_definite(xp, a) from None
+        ctx.save_for_backward(low)
+        return low
+
+    @staticmethod
+    def backward(ctx, g):
+        (low,) = ctx.saved_tensors
+        # A = L L^T: dA = L^-T Phi(L^T dL) L^-1, symmetrized; Phi = lower triangle, half diagonal
+        p = low.mT @ g
+        p = p.tril() - 0.5 * diag_embed(p.diagonal(dim1=-2, dim2=-1))
+        x = solve_triangular(low.mT, p, upper=True)
+        ga = solve_triangular(low.mT, x.mT, upper=True).mT
+        return 0.5 * (ga + ga.mT)
+
+
+def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
+    """The Cholesky factor of symmetric positive-definite matrices (batched): lower ``L`` with
+    ``A = L L^H``, or upper ``U = L^H`` with ``upper=True``. Only the lower triangle of ``A`` is
+    read. Raises ``LinAlgError`` naming the leading minor that is not positive-definite.
+
+    Example:
+        >>> ember.linalg.cholesky(ember.tensor([[4.0, 2.0], [2.0, 5.0]]))
+        tensor([[2., 0.],
+                [1., 2.]])
+    """
+    _check_float(A, "linalg.cholesky")
+    _square(A, "linalg.cholesky")
+    low = Cholesky.apply(A)
+    result = low.mT if upper else low
+    return result if out is None else _out(result, out)
+
+
+class SolveTriangular(Function):
+    _array_forward = True
+    _node_name = "LinalgSolveTriangularBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, upper, unitriangular):
+        xp = xp_of(a)
+        # NOTE: matches torch: only the triangle named by ``upper`` of ``a`` is read
+        tri = xp.triu(a) if upper else xp.tril(a)
+        if unitriangular:
+            n = a.shape[-1]
+            tri = tri.copy()
+            tri[..., range(n), range(n)] = 1
+        x = xp.linalg.solve(tri, b)
+        ctx.upper, ctx.unitriangular = upper, unitriangular
+        ctx.save_for_backward(a, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        a, x = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad[:2]
+        upper, unit = ctx.upper, ctx.unitriangular
+        gb = solve_triangular(a.mT, g, upper=not upper, unitriangular=unit)
+        ga = None
+        if need_a:
+            ga = -(gb @ x.mT)
+            ga = ga.triu(1 if unit else 0) if upper else ga.tril(-1 if unit else 0)
+        return ga, (gb if need_b else None), None, None
+
+
+def solve_triangular(
+    A: Tensor,
+    B: Tensor,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+    out=None,
+) -> Tensor:
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``) for triangular ``A`` (only its
+    ``upper`` or lower triangle is read; ``unitriangular``: its diagonal is taken as ones).
+    Batch dimensions broadcast.
+
+    Example:
+        >>> A = ember.tensor([[2.0, 1.0], [0.0, 4.0]])
+        >>> ember.linalg.solve_triangular(A, ember.tensor([[3.0], [4.0]]), upper=True)
+        tensor([[1.],
+                [1.]])
+    """
+    for t in (A, B):
+        _check_float(t, "linalg.solve_triangular")
+    _square(A, "linalg.solve_triangular")
+    if B._data.ndim < 2:
+        raise RuntimeError(
+            "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
+        )
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        result = solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+        return result if out is None else _out(result, out)
+    n, k = A.shape[-1], B.shape[-2]
+    if n != k:
+        raise RuntimeError(
+            "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
+            f"({A.shape[-2]}x{n} and {k}x{B.shape[-1]})"
+        )
+    # NOTE: matches torch: the result has A's dtype, whatever B's is
+    B = B.to(A.dtype)
+    batch = tuple(broadcast_shapes(A.shape[:-2], B.shape[:-2]))
+    A = A.expand(*batch, *A.shape[-2:])
+    B = B.expand(*batch, *B.shape[-2:])
+    result = SolveTriangular.apply(A, B, upper, unitriangular)
+    return result if out is None else _out(result, out)
+
+
+__all__ = [
+    "norm",
+    "vector_norm",
+    "matrix_norm",
+    "svdvals",
+    "multi_dot",
+    "cross",
+    "matmul",
+    "cholesky",
+    "solve_triangular",
+    "LinAlgError",
+]

@@ -844,3 +844,102 @@ def test_no_warnings_from_plain_calls():
         ember.matmul(_t(2, 3), _t(3))
         ember.einsum("ij,jk", _t(2, 3), _t(3, 4))
         ember.cross(_t(2, 3), _t(2, 3), dim=1)
+
+
+# ---- cholesky and solve_triangular ---------------------------------------------------------------
+def _spd(rng, *batch, n=4):
+    m = rng.standard_normal((*batch, n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("batch", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_values_and_gradients_match_torch(batch, upper):
+    torch = _torch()
+    a = _spd(np.random.default_rng(0), *batch)
+    g = np.random.default_rng(1).standard_normal(a.shape)
+    ea = ember.tensor(a, requires_grad=True)
+    ta = torch.tensor(a, requires_grad=True)
+    el, tl = ember.linalg.cholesky(ea, upper=upper), torch.linalg.cholesky(ta, upper=upper)
+    np.testing.assert_allclose(el.detach().numpy(), tl.detach().numpy(), rtol=1e-12, atol=1e-12)
+    (el * ember.tensor(g)).sum().backward()
+    (tl * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(ea.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular_values_and_gradients_match_torch(upper, left, unitriangular):
+    torch = _torch()
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 1, 3, 3)) + 3 * np.eye(3)  # both triangles set: one is read
+    b = rng.standard_normal((3, 3, 2) if left else (3, 2, 3))  # batch broadcasts against a
+    g = rng.standard_normal((2, 3, 3, 2) if left else (2, 3, 2, 3))
+    kw = dict(upper=upper, left=left, unitriangular=unitriangular)
+    ea, eb = ember.tensor(a, requires_grad=True), ember.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ex, tx = (
+        ember.linalg.solve_triangular(ea, eb, **kw),
+        torch.linalg.solve_triangular(ta, tb, **kw),
+    )
+    np.testing.assert_allclose(ex.detach().numpy(), tx.detach().numpy(), rtol=1e-11, atol=1e-12)
+    (ex * ember.tensor(g)).sum().backward()
+    (tx * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(ea.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(eb.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_cholesky_and_solve_triangular_pass_gradgradcheck():
+    rng = np.random.default_rng(3)
+    a = ember.tensor(_spd(rng, n=3), requires_grad=True)
+    t = ember.tensor(rng.standard_normal((3, 3)) + 3 * np.eye(3), requires_grad=True)
+    b = ember.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    sym = lambda x: ember.linalg.cholesky((x + x.mT) / 2)  # noqa: E731
+    assert ember.autograd.gradcheck(sym, (a,))
+    assert ember.autograd.gradgradcheck(sym, (a,))
+    solve = lambda x, y: ember.linalg.solve_triangular(x, y, upper=False)  # noqa: E731
+    assert ember.autograd.gradcheck(solve, (t, b))
+    assert ember.autograd.gradgradcheck(solve, (t, b))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.linalg.cholesky(lib.tensor([[1.0, 2.0], [2.0, 1.0]])),
+        lambda lib: lib.linalg.cholesky(
+            lib.stack([lib.eye(2), lib.tensor([[1.0, 2.0], [2.0, 1.0]])])
+        ),
+        lambda lib: lib.linalg.cholesky(lib.ones(2, 3)),
+        lambda lib: lib.linalg.cholesky(lib.ones(2)),
+        lambda lib: lib.linalg.cholesky(lib.ones(2, 2, dtype=lib.long)),
+        lambda lib: lib.linalg.solve_triangular(lib.eye(2), lib.ones(3, 1), upper=True),
+        lambda lib: lib.linalg.solve_triangular(lib.eye(2), lib.ones(2), upper=True),
+    ],
+)
+def test_errors_match_torch(call):
+    torch = _torch()
+    with pytest.raises(Exception) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(ember)
+    assert str(got.value) == str(expected.value)
+    assert isinstance(got.value, ember.linalg.LinAlgError) == isinstance(
+        expected.value, torch.linalg.LinAlgError
+    )
+
+
+def test_solve_triangular_result_dtype_is_as_torchs():
+    torch = _torch()
+    for da, db in (("float32", "float64"), ("float64", "float32")):
+        e = ember.linalg.solve_triangular(
+            ember.eye(2, dtype=getattr(ember, da)),
+            ember.ones(2, 1, dtype=getattr(ember, db)),
+            upper=True,
+        )
+        t = torch.linalg.solve_triangular(
+            torch.eye(2, dtype=getattr(torch, da)),
+            torch.ones(2, 1, dtype=getattr(torch, db)),
+            upper=True,
+        )
+        assert str(e.dtype)[6:] == str(t.dtype)[6:]

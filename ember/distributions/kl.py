@@ -10,7 +10,6 @@ from functools import total_ordering
 
 import ember
 from ember.autograd import grad as _grad
-from ember.distributions._linalg import solve_triangular
 from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.beta import Beta
 from ember.distributions.categorical import Categorical
@@ -27,6 +26,7 @@ from ember.distributions.one_hot_categorical import OneHotCategorical
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost
 from ember.distributions.utils import euler_constant as _euler_gamma
+from ember.linalg import solve_triangular
 from ember.nn.functional import softplus
 
 __all__ = ["register_kl", "kl_divergence"]

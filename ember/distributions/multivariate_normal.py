@@ -7,9 +7,10 @@ import math
 
 import ember
 from ember.distributions import constraints
-from ember.distributions._linalg import cholesky, cholesky_inverse, solve_triangular
+from ember.distributions._linalg import cholesky_inverse
 from ember.distributions.distribution import Distribution
 from ember.distributions.utils import _EMPTY_SIZE, _standard_normal, lazy_property
+from ember.linalg import cholesky, solve_triangular
 from ember.tensor import Size
 
 __all__ = ["MultivariateNormal"]
