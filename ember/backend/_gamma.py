@@ -27,9 +27,12 @@ The series coefficients were computed with mpmath at 40 digits.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
+
+from ember.backend._special import _apply  # float64 kernels in cache-sized slices, dtype kept
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
@@ -164,22 +167,23 @@ def _lgamma_pos(x):
     return out
 
 
+def _lgamma_kernel(x):
+    out = np.full(x.shape, np.inf)
+    out[np.isnan(x)] = np.nan
+    pos = (x > 0) & np.isfinite(x)
+    if pos.any():
+        out[pos] = _lgamma_pos(x[pos])
+    neg = (x < 0) & (x != np.floor(x)) & np.isfinite(x)
+    if neg.any():
+        xn = x[neg]
+        # reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x)
+        out[neg] = _LOG_PI - np.log(_sinpi_abs(xn)) - _lgamma_pos(1.0 - xn)
+    return out
+
+
 def lgamma(x):
     """log |Gamma(x)|; +inf at 0, negative integers and +-inf."""
-    dt = _out_dtype(x)
-    x = _f64(x)
-    out = np.full(x.shape, np.inf)
-    flat_x, flat_o = x.reshape(-1), out.reshape(-1)
-    flat_o[np.isnan(flat_x)] = np.nan
-    pos = (flat_x > 0) & np.isfinite(flat_x)
-    if pos.any():
-        flat_o[pos] = _lgamma_pos(flat_x[pos])
-    neg = (flat_x < 0) & (flat_x != np.floor(flat_x)) & np.isfinite(flat_x)
-    if neg.any():
-        xn = flat_x[neg]
-        # reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x)
-        flat_o[neg] = _LOG_PI - np.log(_sinpi_abs(xn)) - _lgamma_pos(1.0 - xn)
-    return out.astype(dt, copy=False)
+    return _apply(x, _lgamma_kernel)
 
 
 def _digamma_pos(x):
@@ -202,25 +206,26 @@ def _digamma_pos(x):
     return res + np.log(x) - 0.5 / x - _poly(_DIGAMMA, z)
 
 
+def _digamma_kernel(x):
+    out = np.full(x.shape, np.nan)
+    out[x == np.inf] = np.inf
+    zero = x == 0
+    # NOTE: matches torch: psi(+0) = -inf and psi(-0) = +inf (the sign of the pole's side)
+    out[zero] = np.where(np.signbit(x[zero]), np.inf, -np.inf)
+    pos = (x > 0) & np.isfinite(x)
+    if pos.any():
+        out[pos] = _digamma_pos(x[pos])
+    neg = (x < 0) & (x != np.floor(x)) & np.isfinite(x)
+    if neg.any():
+        xn = x[neg]
+        # psi(1 - x) - psi(x) = pi / tan(pi x), with tan's argument reduced exactly
+        out[neg] = _digamma_pos(1.0 - xn) - np.pi / np.tan(np.pi * (xn - np.trunc(xn)))
+    return out
+
+
 def digamma(x):
     """The logarithmic derivative of Gamma; nan at negative integers, -inf at +0, +inf at -0."""
-    dt = _out_dtype(x)
-    x = _f64(x)
-    out = np.full(x.shape, np.nan)
-    flat_x, flat_o = x.reshape(-1), out.reshape(-1)
-    flat_o[flat_x == np.inf] = np.inf
-    zero = flat_x == 0
-    # NOTE: matches torch: psi(+0) = -inf and psi(-0) = +inf (the sign of the pole's side)
-    flat_o[zero] = np.where(np.signbit(flat_x[zero]), np.inf, -np.inf)
-    pos = (flat_x > 0) & np.isfinite(flat_x)
-    if pos.any():
-        flat_o[pos] = _digamma_pos(flat_x[pos])
-    neg = (flat_x < 0) & (flat_x != np.floor(flat_x)) & np.isfinite(flat_x)
-    if neg.any():
-        xn = flat_x[neg]
-        # psi(1 - x) - psi(x) = pi / tan(pi x), with tan's argument reduced exactly
-        flat_o[neg] = _digamma_pos(1.0 - xn) - np.pi / np.tan(np.pi * (xn - np.trunc(xn)))
-    return out.astype(dt, copy=False)
+    return _apply(x, _digamma_kernel)
 
 
 def _hurwitz_zeta_int(s: int, q):
@@ -254,22 +259,16 @@ def _hurwitz_zeta_int(s: int, q):
     return res + tail
 
 
-def polygamma(n: int, x):
-    """The n-th derivative of digamma (n >= 0)."""
-    if n == 0:
-        return digamma(x)
-    dt = _out_dtype(x)
-    x = _f64(x)
+def _polygamma_kernel(n: int, x):
     out = np.full(x.shape, np.nan)
-    flat_x, flat_o = x.reshape(-1), out.reshape(-1)
     # at a pole (0 or a negative integer) the sum has an infinite term: (-1)^(n+1) inf
-    pole = (flat_x <= 0) & (flat_x == np.floor(flat_x))
+    pole = (x <= 0) & (x == np.floor(x))
     sign = 1.0 if n % 2 else -1.0
-    flat_o[pole] = sign * np.inf
-    flat_o[flat_x == np.inf] = 0.0
-    ok = np.isfinite(flat_x) & ~pole
+    out[pole] = sign * np.inf
+    out[x == np.inf] = 0.0
+    ok = np.isfinite(x) & ~pole
     if ok.any():
-        q = flat_x[ok]
+        q = x[ok]
         if n == 1:
             # trigamma: reflection psi1(x) + psi1(1 - x) = pi^2 / sin^2(pi x) for x < 1/2, so
             # the zeta sum never runs over the large terms near a negative pole
@@ -282,8 +281,15 @@ def polygamma(n: int, x):
                 res[lo] = (np.pi / _sinpi_abs(ql)) ** 2 - _hurwitz_zeta_int(2, 1.0 - ql)
         else:
             res = _hurwitz_zeta_int(n + 1, q)
-        flat_o[ok] = sign * math.factorial(n) * res
-    return out.astype(dt, copy=False)
+        out[ok] = sign * math.factorial(n) * res
+    return out
+
+
+def polygamma(n: int, x):
+    """The n-th derivative of digamma (n >= 0)."""
+    if n == 0:
+        return digamma(x)
+    return _apply(x, functools.partial(_polygamma_kernel, n))
 
 
 # ---- incomplete gamma ---------------------------------------------------------------------------
