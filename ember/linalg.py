@@ -446,7 +446,17 @@ def solve_triangular(
     return result if out is None else _out(result, out)
 
 
+from ember.ops import linalg_decomp as _decomp  # noqa: E402
+from ember.ops import linalg_solve as _solve  # noqa: E402
+
+# The decompositions and solvers live in ember/ops/linalg_{decomp,solve}.py; ember.linalg
+# re-exports the names each lists in LINALG_ALL.
+for _m in (_solve, _decomp):
+    globals().update({_n: getattr(_m, _n) for _n in _m.LINALG_ALL})
+
 __all__ = [
+    *_solve.LINALG_ALL,
+    *_decomp.LINALG_ALL,
     "norm",
     "vector_norm",
     "matrix_norm",
