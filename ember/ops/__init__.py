@@ -29,6 +29,7 @@ from ember.ops import (  # noqa: F401
     rearrange,
     reduction,
     rounding,
+    scatter_reduce,
     shape,
     slicing,
     softmax,
@@ -71,4 +72,5 @@ FAMILIES = (
     softmax,
     linear,
     special_gamma,
+    scatter_reduce,
 )
