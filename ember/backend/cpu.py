@@ -15,6 +15,7 @@ from ember.backend._gamma import (  # noqa: F401
 )
 from ember.backend._numpy_names import numpy_names
 from ember.backend._special import erf, erfc, erfinv  # noqa: F401
+from ember.backend._special import special  # noqa: F401
 
 # This module *is* the array namespace of the cpu device: NumPy's names, plus the above.
 globals().update(numpy_names())

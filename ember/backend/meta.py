@@ -413,6 +413,11 @@ def gammainc(a, x):
 
 gammaincc = standard_gamma_grad = gammainc
 
+
+def special(name, *args):
+    """``torch.special`` functions (backend/_special.py): broadcast shape, first arg's dtype."""
+    return MetaArray(broadcast_shapes(*[_shape_of(a) for a in args]), _probe(args[0]).dtype)
+
 # ---- __array_function__ rules -----------------------------------------------------------------
 _RULES: dict = {}
 
