@@ -94,9 +94,10 @@ from ember.ops.cross import *  # noqa: F401,F403,E402
 from ember.ops.einsum import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
+from ember.ops.special import *  # noqa: F401,F403,E402
 from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
 from ember.random import *  # noqa: F401,F403,E402
-from ember import linalg, return_types, utils  # noqa: F401,E402
+from ember import linalg, return_types, special, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401
 

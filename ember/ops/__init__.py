@@ -34,6 +34,7 @@ from ember.ops import (  # noqa: F401
     slicing,
     softmax,
     sorting,
+    special,
     special_gamma,
     ternary,
 )
@@ -73,4 +74,5 @@ FAMILIES = (
     linear,
     special_gamma,
     scatter_reduce,
+    special,
 )
