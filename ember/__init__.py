@@ -135,3 +135,6 @@ from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
 from ember.utils.summary import summary  # noqa: F401,E402
+from ember._environment import *  # noqa: F401,F403,E402
+from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402
+from ember import accelerator, cpu, jit, mps, testing, version, xpu  # noqa: F401,E402

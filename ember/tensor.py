@@ -268,6 +268,11 @@ class Tensor:
     def is_cpu(self) -> bool:
         return backend.namespace(self._data).device_type == "cpu"
 
+    # Devices ember has no backend for: a tensor is never on them.
+    is_xpu = is_mps = is_ipu = is_mtia = is_maia = is_vulkan = is_xla = property(
+        lambda self: False
+    )
+
     @property
     def device(self) -> device:
         xp = backend.namespace(self._data)

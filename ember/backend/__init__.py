@@ -37,9 +37,8 @@ def for_device(device_type: str):
     xp = _BY_DEVICE.get(device_type)
     if xp is None:
         if device_type == "cuda":
-            raise NotImplementedError(
-                "ember has no CUDA backend yet; use device='cpu' or device='meta'"
-            )
+            # NOTE: matches torch: what a CPU-only build raises for any CUDA tensor
+            raise AssertionError("Torch not compiled with CUDA enabled")
         raise RuntimeError(f"unknown device type {device_type!r}; expected 'cpu' or 'meta'")
     return xp
 

@@ -47,6 +47,7 @@ from ember.random.generator import (
     manual_seed,
     seed,
     set_rng_state,
+    thread_safe_generator,  # noqa: F401  (as fork_rng)
 )
 from ember.random.sampling import bernoulli, multinomial, normal, poisson
 

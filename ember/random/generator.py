@@ -34,6 +34,12 @@ class Generator:
         d = as_device(device if device is not None else "cpu")
         if d.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
+        if d.type == "cuda":
+            # NOTE: matches torch: a CPU-only build has no CUDA generator
+            raise RuntimeError(
+                "Cannot get CUDA generator without ATen_cuda library: ember has no CUDA "
+                "backend; use Generator() (the CPU) instead."
+            )
         if d.type != "cpu":
             backend.for_device(d.type)  # raises a clear error for devices ember lacks
         self.device = d
@@ -107,8 +113,38 @@ class Generator:
         self._rng = rng
         return self
 
+    def clone_state(self) -> Generator:
+        """A new generator on the same device in this generator's exact state."""
+        g = Generator(self.device)
+        g.set_state(self.get_state())
+        return g
+
+    def graphsafe_get_state(self) -> Generator:
+        """CUDA-graph-safe state: not supported by a CPU generator (as in torch)."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state) -> Generator:
+        """CUDA-graph-safe state: not supported by a CPU generator (as in torch)."""
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def get_offset(self) -> int:
+        """The Philox offset: CPU generators have none (as in torch)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> Generator:
+        """The Philox offset: CPU generators have none (as in torch)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def __reduce__(self):
+        # Pickling (and deepcopy) keeps the device and the exact state, as torch's Generator.
+        return (_rebuild_generator, (str(self.device), self.get_state()))
+
     def __repr__(self) -> str:
         return f"<ember.Generator object at {hex(id(self))}>"
+
+
+def _rebuild_generator(device, state) -> Generator:
+    return Generator(device).set_state(state)
 
 
 _STATE_SIZE = 56
@@ -153,14 +189,43 @@ def fork_rng(
     enabled: bool = True,
     _caller="fork_rng",
     _devices_kw="devices",
-    device_type="cuda",
+    device_type=None,
 ):
-    """Restore the default generator's state on exit (``torch.random.fork_rng``)."""
+    """Run a block, then restore the random state it started from (``torch.random.fork_rng``).
+
+    The default generator's state is saved and restored, and so is that of each listed
+    accelerator device (``devices``) of ``device_type`` (default: the current accelerator,
+    else 'cuda'). ember has no accelerator, so ``devices`` left as None means none, and naming
+    a CUDA device raises as a CPU-only torch does.
+
+    Example:
+        >>> with ember.random.fork_rng():
+        ...     a = ember.rand(2)
+        >>> with ember.random.fork_rng():
+        ...     b = ember.rand(2)
+        >>> bool((a == b).all())
+        True
+    """
+    import ember
+
+    device_mod = ember.get_device_module(device_type or "cuda")
     if not enabled:
         yield
         return
-    state = get_rng_state()
+    # A CPU-only process has no accelerator devices, so torch's warning about initializing
+    # every device (given when there are more than one) never applies.
+    devices = list(range(device_mod.device_count())) if devices is None else list(devices)
+    cpu_state = get_rng_state()
+    device_states = [device_mod.get_rng_state(d) for d in devices]
     try:
         yield
     finally:
-        set_rng_state(state)
+        set_rng_state(cpu_state)
+        for d, st in zip(devices, device_states, strict=True):
+            device_mod.set_rng_state(st, d)
+
+
+def thread_safe_generator():
+    """The generator of the current DataLoader thread worker: None (ember's workers are
+    processes, and the main process uses the default generator)."""
+    return None

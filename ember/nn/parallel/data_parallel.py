@@ -26,7 +26,7 @@ def _accelerator_type() -> str | None:
 
     try:
         for_device("cuda")
-    except NotImplementedError:
+    except (NotImplementedError, AssertionError):
         return None
     return "cuda"
 
