@@ -1,8 +1,1122 @@
-"""torch.linalg functions (issue 12); see LINALG_ALL for the names ember.linalg re-exports."""
+"""torch.linalg's solvers (inv, det, slogdet, solve, LU, LDL, matrix_power, matrix_exp...) and
+their old top-level names (inverse, logdet, lu_solve, triangular_solve, cholesky_solve...).
+
+Primitives: ``Inv``, ``Solve``, ``Det``, ``Slogdet`` (NumPy's batched LAPACK gufuncs),
+``LuFactor`` (getrf per matrix), ``MatrixExp`` (SciPy's batched expm) and the LDL pair. Every
+backward is written in Tensor ops (solves, inverses, triangular solves), so double backward
+works; LU solves, Cholesky solves, ``matrix_power``, ``vander``... are composites of those.
+
+A few names mean different things in ``torch`` and ``torch.linalg`` (``lu``, ``lu_solve``'s
+argument order, ``slogdet``'s return type, ``det``/``matrix_power``'s argument names): the
+module attributes are the ``torch.linalg`` forms (``LINALG_ALL``; ember.linalg copies them by
+name) and the top-level forms are ``_top_*``, bound to their names in ``ember/__init__.py``.
+"""
 
 from __future__ import annotations
 
-# Public top-level names (torch.<name>), star-exported by ember.
-__all__: list = []
-# Names re-exported by ember.linalg (torch.linalg.<name>).
-LINALG_ALL: tuple = ()
+import math
+import warnings
+
+from ember import _dtype
+from ember.autograd.function import Function
+from ember.ops._dispatch import xp_of
+from ember.ops._selection import _return_type, _rt
+from ember.ops.broadcast import broadcast_shapes
+from ember.ops.pointwise import _out
+from ember.ops.reduction import _tname
+from ember.tensor import Tensor, _wrap
+
+__all__ = [
+    "inverse",
+    "det",
+    "logdet",
+    "slogdet",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "lu_solve",
+    "lu_unpack",
+    "lu",
+    "triangular_solve",
+    "matrix_power",
+    "matrix_exp",
+    "trace",
+]
+LINALG_ALL = (
+    "inv",
+    "inv_ex",
+    "det",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "cholesky_ex",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
+    "matrix_power",
+    "matrix_exp",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
+    "diagonal",
+)
+
+for _name, _fields in (
+    ("slogdet", ("sign", "logabsdet")),
+    ("linalg_slogdet", ("sign", "logabsdet")),
+    ("linalg_inv_ex", ("inverse", "info")),
+    ("linalg_solve_ex", ("result", "info")),
+    ("linalg_cholesky_ex", ("L", "info")),
+    ("linalg_lu", ("P", "L", "U")),
+    ("linalg_lu_factor", ("LU", "pivots")),
+    ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+    ("linalg_ldl_factor", ("LD", "pivots")),
+    ("linalg_ldl_factor_ex", ("LD", "pivots", "info")),
+    ("lu_unpack", ("P", "L", "U")),
+    ("triangular_solve", ("solution", "cloned_coefficient")),
+):
+    _rt.setdefault(_name, _return_type(_name, _fields))
+
+
+def _la():
+    # ember.linalg imports this module at its end, so it is reached at call time, not import time
+    import ember.linalg as la
+
+    return la
+
+
+def _float(A: Tensor, op: str, low_precision: bool = True) -> None:
+    d = A._data.dtype
+    if d.kind not in "fc":
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
+        )
+    if not low_precision and d.itemsize == 2:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_tname(d)}")
+
+
+def _lapack_dtype(A: Tensor, kernel: str) -> None:
+    """NOTE: matches torch: its LAPACK kernels refuse half precision and integers this way."""
+    d = A._data.dtype
+    if d.kind not in "fc" or d.itemsize == 2:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(d)}'")
+
+
+def _square(A: Tensor, op: str) -> None:
+    _la()._square(A, op)
+
+
+def _need_matrix(A: Tensor, op: str) -> None:
+    if A._data.ndim < 2:
+        raise RuntimeError(
+            f"{op}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
+        )
+
+
+def _first_bad(info):
+    """(flat batch index, info value) of the first nonzero LAPACK info."""
+    flat = info.reshape(-1)
+    b = int((flat != 0).argmax())
+    return b, int(flat[b])
+
+
+def _where(a) -> str:
+    return "(Batch element {}): " if a.ndim > 2 else ""
+
+
+def _singular_error(xp, a, op: str) -> Exception:
+    b, i = _first_bad(xp.linalg_singular_info(a))
+    where = _where(a).format(b)
+    if op.endswith("solve"):
+        return _la().LinAlgError(
+            f"torch.linalg.solve: {where}The solver failed because the input matrix is singular."
+        )
+    return _la().LinAlgError(
+        f"{op}: {where}The diagonal element {i} is zero, the inversion could not be completed "
+        "because the input matrix is singular."
+    )
+
+
+def _info_tensor(xp, batch) -> Tensor:
+    return _wrap(xp.zeros(batch, dtype=_dtype.int32._np))
+
+
+def _outs(res, out):
+    if out is None:
+        return res
+    return type(res)(*[_out(r, o) for r, o in zip(res, out)])
+
+
+def _eye_like(A: Tensor, n: int) -> Tensor:
+    xp = xp_of(A._data)
+    return _wrap(xp.eye(n, dtype=A._data.dtype))
+
+
+# ---- primitives ---------------------------------------------------------------------------------
+class Inv(Function):
+    _array_forward = True
+    _node_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, op):
+        xp = xp_of(a)
+        try:
+            r = xp.linalg.inv(a)
+        except xp.linalg.LinAlgError:
+            raise _singular_error(xp, a, op) from None
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        (ai,) = ctx.saved_tensors
+        # d(A^-1) = -A^-1 dA A^-1, so dA = -A^-H g A^-H
+        aih = ai.mH
+        return -(aih @ g @ aih), None
+
+
+class Solve(Function):
+    _array_forward = True
+    _node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, op):
+        xp = xp_of(a)
+        try:
+            x = xp.linalg.solve(a, b)
+        except xp.linalg.LinAlgError:
+            raise _singular_error(xp, a, op) from None
+        ctx.save_for_backward(a, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        a, x = ctx.saved_tensors
+        # X = A^-1 B: dB = A^-H g, dA = -dB X^H (the engine sums broadcast batch dims)
+        gb = Solve.apply(a.mH, g, "linalg.solve")
+        ga = -(gb @ x.mH) if ctx.needs_input_grad[0] else None
+        return ga, gb, None
+
+
+class Det(Function):
+    _array_forward = True
+    _node_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        d = xp_of(a).linalg.det(a)
+        ctx.save_for_backward(a, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        a, d = ctx.saved_tensors
+        xp = xp_of(a._data)
+        if a._data.size and bool((d._data == 0).any()):
+            return _det_backward_singular(xp, a._data, g._data)
+        # d det(A) = det(A) tr(A^-1 dA): dA = conj(g det) A^-H
+        return _conj(g * d)[..., None, None] * inv(a).mH
+
+
+def _conj(t: Tensor) -> Tensor:
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
+def _det_backward_singular(xp, a, g):
+    """The cofactor matrix from an SVD, valid for singular matrices: A = U S V^H gives
+    cof(A) = det(U V^H) U diag(prod_{j != i} s_j) V^H (first order only: double backward at a
+    singular matrix is not supported)."""
+    u, s, vh = xp.linalg.svd(a)
+    n = s.shape[-1]
+    ones = xp.ones(s.shape[:-1] + (1,), s.dtype)
+    left = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)
+    right = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
+    others = left * right if n else s
+    phase = xp.linalg.det(u) * xp.linalg.det(vh)
+    cof = (u * others[..., None, :]) @ vh * phase[..., None, None]
+    return _wrap(xp.conj(cof) * xp.asarray(g)[..., None, None])
+
+
+class Slogdet(Function):
+    _array_forward = True
+    _node_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, lad = xp_of(a).linalg.slogdet(a)
+        ctx.save_for_backward(a)
+        return sign, lad
+
+    @staticmethod
+    def backward(ctx, g_sign, g_lad):
+        (a,) = ctx.saved_tensors
+        if g_lad is None:
+            return None
+        # d log|det A| = Re tr(A^-1 dA); the sign of a real matrix is locally constant
+        return g_lad[..., None, None] * inv(a).mH
+
+
+class LuFactor(Function):
+    _array_forward = True
+    _node_name = "LinalgLuFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        lu, piv, info = xp_of(a).linalg_lu_factor(a)
+        ctx.piv = piv
+        ctx.save_for_backward(lu)
+        return lu, piv, info
+
+    @staticmethod
+    def backward(ctx, g_lu, g_piv=None, g_info=None):
+        (lu,) = ctx.saved_tensors
+        if g_lu is None:
+            return None
+        return _lu_backward(lu, _perm_matrix(lu, ctx.piv), g_lu)
+
+
+def _perm_matrix(lu: Tensor, piv, transpose: bool = False) -> Tensor:
+    """P of ``A = P L U`` (``P^T`` with ``transpose``) as a constant tensor of ``lu``'s dtype."""
+    xp = xp_of(lu._data)
+    m = lu.shape[-2]
+    pt = xp.eye(m, dtype=lu._data.dtype)[xp.linalg_pivots_to_perm(piv, m)]
+    return _wrap(pt if transpose else xp.ascontiguousarray(xp.swapaxes(pt, -1, -2)))
+
+
+def _lu_square_core(L1, U, gL, gU):
+    """L^-H [ (L^H gL) o tril(-1) + (gU U^H) o triu ] U^-H for A = L U (square)."""
+    st = _la().solve_triangular
+    phi = (L1.mH @ gL).tril(-1) + (gU @ U.mH).triu()
+    x = st(U.mH, phi, upper=False, left=False)
+    return st(L1.mH, x, upper=True, unitriangular=True)
+
+
+def _lu_backward(lu: Tensor, P: Tensor, g: Tensor) -> Tensor:
+    """The gradient of A from that of its packed LU factors (square, wide and tall A)."""
+    from ember.ops.joining import cat
+
+    st = _la().solve_triangular
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    sq, gsq = lu[..., :k, :k], g[..., :k, :k]
+    L1 = sq.tril(-1) + _eye_like(lu, k)
+    U1 = sq.triu()
+    gL, gU = gsq.tril(-1), gsq.triu()
+    if m == n:
+        return P @ _lu_square_core(L1, U1, gL, gU)
+    if m < n:
+        # A = P L [U1 U2]: U2 = L^-1 P^T A2, so A2 gets P L^-H gU2 and L gets -(. U2^H)
+        w = st(L1.mH, g[..., :, k:], upper=True, unitriangular=True)
+        gL = gL - (w @ lu[..., :, k:].mH).tril(-1)
+        return P @ cat([_lu_square_core(L1, U1, gL, gU), w], -1)
+    # A = P [L1; L2] U: L2 = A2 U^-1, so A2 gets gL2 U^-H and U gets -(L2^H .)
+    v = st(U1.mH, g[..., k:, :], upper=False, left=False)
+    gU = gU - (lu[..., k:, :].mH @ v).triu()
+    return P @ cat([_lu_square_core(L1, U1, gL, gU), v], -2)
+
+
+class MatrixExp(Function):
+    _array_forward = True
+    _node_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        xp = xp_of(a)
+        if a.dtype.itemsize == 2:  # SciPy has no half kernels: compute in float32
+            return xp.linalg_expm(a.astype(xp.float32)).astype(a.dtype)
+        return xp.linalg_expm(a)
+
+    @staticmethod
+    def backward(ctx, g):
+        from ember.ops.joining import cat
+
+        (a,) = ctx.saved_tensors
+        n = a.shape[-1]
+        # the Frechet derivative: exp([[A^H, G], [0, A^H]]) holds it in its upper right block
+        ah = a.mH
+        top = cat([ah, g], -1)
+        bottom = cat([g * 0, ah], -1)
+        return matrix_exp(cat([top, bottom], -2))[..., :n, n:]
+
+
+class _NotDifferentiable(Function):
+    """LAPACK's LDL routines: torch has no derivative for them; backward says so."""
+
+    _array_forward = True
+
+    @classmethod
+    def backward(cls, ctx, *grads):
+        raise RuntimeError(f"the derivative for '{cls._what}' is not implemented.")
+
+
+class LdlFactor(_NotDifferentiable):
+    _node_name = "LinalgLdlFactorExBackward0"
+    _what = "linalg_ldl_factor_ex"
+
+    @staticmethod
+    def forward(ctx, a, hermitian):
+        return xp_of(a).linalg_ldl_factor(a, hermitian)
+
+
+class LdlSolve(_NotDifferentiable):
+    _node_name = "LinalgLdlSolveBackward0"
+    _what = "linalg_ldl_solve"
+
+    @staticmethod
+    def forward(ctx, ld, piv, b, hermitian):
+        return xp_of(ld).linalg_ldl_solve(ld, piv, b, hermitian)
+
+
+# ---- inverses, determinants, solves -------------------------------------------------------------
+def inv(A: Tensor, *, out=None) -> Tensor:
+    """The inverse of a square matrix (or of each matrix of a batch). Raises ``LinAlgError``
+    naming the zero diagonal element of ``U`` (and the batch element) for a singular input.
+
+    Example:
+        >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _square(A, "linalg.inv")
+    _float(A, "linalg.inv", low_precision=False)
+    return _out(Inv.apply(A, "linalg.inv"), out)
+
+
+def inverse(input: Tensor, *, out=None) -> Tensor:
+    """``torch.inverse``: the same as ``linalg.inv``.
+
+    Example:
+        >>> ember.inverse(ember.tensor([[0.0, 1.0], [1.0, 0.0]]))
+        tensor([[0., 1.],
+                [1., 0.]])
+    """
+    return inv(input, out=out)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+    """``(inverse, info)``: ``linalg.inv`` that reports singular matrices in ``info`` (int32, the
+    1-based index of the zero diagonal element of ``U``, 0 when invertible) instead of raising,
+    unless ``check_errors``.
+
+    Example:
+        >>> ember.linalg.inv_ex(ember.tensor([[1.0, 2.0], [2.0, 4.0]])).info
+        tensor(2, dtype=torch.int32)
+    """
+    _square(A, "linalg.inv")
+    _float(A, "linalg.inv", low_precision=False)
+    xp = xp_of(A._data)
+    try:
+        r = Inv.apply(A, "linalg.inv_ex")
+        info = _info_tensor(xp, A.shape[:-2])
+    except _la().LinAlgError:
+        if check_errors:
+            raise
+        # NOTE: matches torch: a singular matrix's "inverse" is LAPACK's getrs with the zero pivot
+        lu, piv, info = xp.linalg_lu_factor(A._data)
+        eye = xp.eye(A.shape[-1], dtype=A._data.dtype)
+        r, info = _wrap(xp.linalg_lu_solve(lu, piv, eye)), _wrap(info)
+    return _outs(_rt["linalg_inv_ex"](r, info), out)
+
+
+def _solve_args(A: Tensor, B: Tensor, left: bool, op: str):
+    """Checks as torch's linalg.solve; returns (A', B', vector) with ``A' X = B'``."""
+    _float(A, op)
+    _square(A, op)
+    if B._data.dtype != A._data.dtype:
+        raise RuntimeError(
+            f"{op}: Expected A and B to have the same dtype, but found A of type "
+            f"{_tname(A._data.dtype)} and B of type {_tname(B._data.dtype)} instead"
+        )
+    _lapack_dtype(A, "lu_cpu")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    n = A.shape[-1]
+    if vector:
+        if B.shape[-1] != n:
+            eq = "AX = B" if left else "XA = B"
+            shape = f"{B.shape[-1]}x1" if left else f"1x{B.shape[-1]}"
+            raise RuntimeError(
+                f"{op}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {shape})"
+            )
+        return (A if left else A.mT), B.unsqueeze(-1), True
+    k = B.shape[-2] if left else B.shape[-1]
+    if k != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
+            f"{B.shape[-2]}x{B.shape[-1]})"
+        )
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return A.mT, B.mT, False
+    return A, B, False
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``) for square ``A``; batch dimensions
+    broadcast, and ``B`` of shape ``A.shape[:-1]`` (or 1-D) is a vector.
+
+    Example:
+        >>> ember.linalg.solve(ember.tensor([[2.0, 0.0], [0.0, 4.0]]), ember.tensor([2.0, 2.0]))
+        tensor([1.0000, 0.5000])
+    """
+    a, b, vector = _solve_args(A, B, left, "linalg.solve")
+    x = Solve.apply(a, b, "linalg.solve")
+    if vector:
+        x = x.squeeze(-1)
+    elif not left:
+        x = x.mT
+    return _out(x, out)
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+    """``(result, info)``: ``linalg.solve`` that reports singular matrices in ``info`` (as
+    ``inv_ex``) instead of raising, unless ``check_errors``.
+
+    Example:
+        >>> ember.linalg.solve_ex(ember.eye(2), ember.ones(2)).result
+        tensor([1., 1.])
+    """
+    a, b, vector = _solve_args(A, B, left, "linalg.solve")
+    xp = xp_of(A._data)
+    try:
+        x = Solve.apply(a, b, "linalg.solve")
+        info = _info_tensor(xp, A.shape[:-2])
+    except _la().LinAlgError:
+        if check_errors:
+            raise
+        lu, piv, info = xp.linalg_lu_factor(a._data)
+        x, info = _wrap(xp.linalg_lu_solve(lu, piv, b._data)), _wrap(info)
+    if vector:
+        x = x.squeeze(-1)
+    elif not left:
+        x = x.mT
+    return _outs(_rt["linalg_solve_ex"](x, info), out)
+
+
+def det(A: Tensor, *, out=None) -> Tensor:
+    """The determinant of a square matrix (or of each matrix of a batch).
+
+    Example:
+        >>> ember.linalg.det(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(-2.0000)
+    """
+    _square(A, "linalg.det")
+    _float(A, "linalg.det")
+    _lapack_dtype(A, "lu_cpu")
+    return _out(Det.apply(A), out)
+
+
+def _top_det(input: Tensor) -> Tensor:
+    """``torch.det``: the same as ``linalg.det``.
+
+    Example:
+        >>> ember.det(ember.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor(6.)
+    """
+    return det(input)
+
+
+def _slogdet(A: Tensor, kind: str):
+    _square(A, "linalg.slogdet")
+    _float(A, "linalg.slogdet", low_precision=False)
+    return _rt[kind](*Slogdet.apply(A))
+
+
+def slogdet(A: Tensor, *, out=None):
+    """``(sign, logabsdet)`` of the determinant, computed without overflow:
+    ``det = sign * exp(logabsdet)``; a singular matrix gives ``(0, -inf)``.
+
+    Example:
+        >>> ember.linalg.slogdet(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).sign
+        tensor(-1.)
+    """
+    return _outs(_slogdet(A, "linalg_slogdet"), out)
+
+
+def _top_slogdet(input: Tensor):
+    """``torch.slogdet``: ``linalg.slogdet`` with the return type ``torch.return_types.slogdet``.
+
+    Example:
+        >>> ember.slogdet(ember.tensor([[2.0, 0.0], [0.0, 3.0]])).logabsdet
+        tensor(1.7918)
+    """
+    return _slogdet(input, "slogdet")
+
+
+def logdet(input: Tensor) -> Tensor:
+    """The log of the determinant: ``nan`` for a negative determinant, ``-inf`` for zero.
+
+    Example:
+        >>> ember.logdet(ember.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor(1.7918)
+    """
+    from ember.ops.ternary import where
+
+    _square(input, "logdet")
+    _float(input, "logdet", low_precision=False)
+    sign, lad = Slogdet.apply(input)
+    return where(sign < 0, math.nan, lad)
+
+
+# ---- LU ----------------------------------------------------------------------------------------
+def _lu_checks(A: Tensor, op: str, pivot: bool) -> None:
+    _need_matrix(A, op)
+    _lapack_dtype(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
+    """``(LU, pivots, info)``: the packed LU factorization with partial pivoting, LAPACK's
+    1-based int32 pivots, and ``info`` > 0 where ``U`` has an exactly zero diagonal element.
+
+    Example:
+        >>> ember.linalg.lu_factor_ex(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).pivots
+        tensor([2, 2], dtype=torch.int32)
+    """
+    _lu_checks(A, "torch.lu_factor", pivot)
+    LU, piv, info = LuFactor.apply(A)
+    if check_errors:
+        _lu_singular(A, info, "torch.linalg.lu_factor_ex")
+    return _outs(_rt["linalg_lu_factor_ex"](LU, piv, info), out)
+
+
+def _lu_singular(A: Tensor, info: Tensor, op: str) -> None:
+    d = info._data
+    if d.size and bool((d != 0).any()):
+        b, i = _first_bad(d)
+        raise RuntimeError(
+            f"{op}: {_where(A._data).format(b)}U[{i},{i}] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the "
+            "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
+    """``(LU, pivots)``: the packed LU factorization with partial pivoting (``A = P L U``, ``L``
+    unit lower triangular below the diagonal of ``LU``, ``U`` on and above it). Raises for a
+    singular matrix (use ``lu_factor_ex`` or ``lu`` to factor one).
+
+    Example:
+        >>> LU, pivots = ember.linalg.lu_factor(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> LU
+        tensor([[3.0000, 4.0000],
+                [0.3333, 0.6667]])
+    """
+    _lu_checks(A, "torch.lu_factor", pivot)
+    LU, piv, info = LuFactor.apply(A)
+    _lu_singular(A, info, "torch.linalg.lu_factor")
+    return _outs(_rt["linalg_lu_factor"](LU, piv), out)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True, *, out=None):  # fmt: skip
+    """``(P, L, U)`` from the packed factors and pivots of ``lu_factor`` (``A = P L U``); a
+    factor not asked for is an empty tensor.
+
+    Example:
+        >>> LU, pivots = ember.linalg.lu_factor(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> P, L, U = ember.lu_unpack(LU, pivots)
+        >>> P
+        tensor([[0., 1.],
+                [1., 0.]])
+    """
+    LU = LU_data
+    xp = xp_of(LU._data)
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    empty = _wrap(xp.zeros((0,), dtype=LU._data.dtype))
+    if unpack_data:
+        L = LU[..., :, :k].tril(-1) + _wrap(xp.eye(m, k, dtype=LU._data.dtype))
+        U = LU[..., :k, :].triu()
+    else:
+        L = U = empty
+    P = _perm_matrix(LU, LU_pivots._data) if unpack_pivots else empty
+    if unpack_pivots and P.shape[:-2] != LU.shape[:-2]:
+        P = P.expand(*LU.shape[:-2], m, m)
+    return _outs(_rt["lu_unpack"](P, L, U), out)
+
+
+def lu(A: Tensor, *, pivot: bool = True, out=None):
+    """``(P, L, U)`` with ``A = P L U``: the LU factorization with partial pivoting of a
+    matrix of any shape (batched), differentiable in ``L`` and ``U``.
+
+    Example:
+        >>> P, L, U = ember.linalg.lu(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> U
+        tensor([[3.0000, 4.0000],
+                [0.0000, 0.6667]])
+    """
+    _need_matrix(A, "linalg.lu")
+    _lapack_dtype(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    LU, piv, _ = LuFactor.apply(A)
+    return _outs(_rt["linalg_lu"](*lu_unpack(LU, piv)), out)
+
+
+def _top_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
+    """``torch.lu`` (deprecated by torch): ``(LU, pivots)`` (and ``infos`` with ``get_infos``),
+    as ``linalg.lu_factor_ex``; never raises for a singular matrix.
+
+    Example:
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> ember.lu(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))[1]
+        tensor([2, 2], dtype=torch.int32)
+    """
+    warnings.warn(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.",
+        UserWarning,
+        stacklevel=2,
+    )
+    _lu_checks(A, "torch.lu_factor", pivot)
+    LU, piv, info = LuFactor.apply(A)
+    res = (LU, piv, info) if get_infos else (LU, piv)
+    return res if out is None else tuple(_out(r, o) for r, o in zip(res, out))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
+             out=None) -> Tensor:  # fmt: skip
+    """``X`` with ``A X = B`` from ``A``'s LU factors (``adjoint``: ``A^H X = B``; ``left=False``:
+    ``X A = B``); batches broadcast. Differentiable in ``LU`` and ``B``.
+
+    Example:
+        >>> LU, piv = ember.linalg.lu_factor(ember.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        >>> ember.linalg.lu_solve(LU, piv, ember.tensor([[2.0], [2.0]]))
+        tensor([[1.0000],
+                [0.5000]])
+    """
+    if LU.ndim >= 2 and LU.shape[-1] != LU.shape[-2]:
+        _square(LU, "torch.linalg.lu_solve")
+    _square(LU, "linalg.lu_solve")
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if B._data.dtype != LU._data.dtype:
+        raise RuntimeError(
+            "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{_tname(LU._data.dtype)} and B of type {_tname(B._data.dtype)} instead"
+        )
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            "linalg.lu_solve: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        return _out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
+    st = _la().solve_triangular
+    if not adjoint:  # X = U^-1 L^-1 P^T B
+        y = st(LU, _perm_matrix(LU, pivots._data, transpose=True) @ B, upper=False,
+               unitriangular=True)  # fmt: skip
+        return _out(st(LU, y, upper=True), out)
+    # A^H = U^H L^H P^T: X = P L^-H U^-H B
+    y = st(LU.mH, B, upper=False)
+    x = st(LU.mH, y, upper=True, unitriangular=True)
+    return _out(_perm_matrix(LU, pivots._data) @ x, out)
+
+
+def _top_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
+    """``torch.lu_solve(b, LU, pivots)`` (deprecated by torch): ``linalg.lu_solve(LU, pivots, b)``.
+
+    Example:
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> LU, piv = ember.linalg.lu_factor(ember.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        >>> ember.lu_solve(ember.tensor([[2.0], [4.0]]), LU, piv)
+        tensor([[1.],
+                [1.]])
+    """
+    warnings.warn(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+        "X = torch.linalg.lu_solve(LU, pivots, B)",
+        UserWarning,
+        stacklevel=2,
+    )
+    return lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+# ---- LDL ---------------------------------------------------------------------------------------
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out=None):
+    """``(LD, pivots, info)``: the Bunch-Kaufman factorization ``A = L D L^T`` of a symmetric
+    (``hermitian``: Hermitian) matrix from its lower triangle, in LAPACK's packed form
+    (sytrf). Not differentiable, as in torch.
+
+    Example:
+        >>> ember.linalg.ldl_factor_ex(ember.tensor([[4.0, 2.0], [2.0, 5.0]])).LD
+        tensor([[4.0000, 0.0000],
+                [0.5000, 4.0000]])
+    """
+    op = "torch.linalg.ldl_factor_ex"
+    _square(A, op)
+    _float(A, op)
+    _lapack_dtype(A, "ldl_factor_kernel_cpu")
+    LD, piv, info = LdlFactor.apply(A, hermitian)
+    if check_errors:
+        _ldl_error(info, "torch.linalg.ldl_factor_ex")
+    return _outs(_rt["linalg_ldl_factor_ex"](LD, piv, info), out)
+
+
+def _ldl_error(info: Tensor, op: str) -> None:
+    d = info._data
+    if d.size and bool((d != 0).any()):
+        # NOTE: matches torch: it reports a singular D as an unknown LAPACK error code
+        raise RuntimeError(f"{op}: Unknown error code: {_first_bad(d)[1]}.")
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None):
+    """``(LD, pivots)``: ``ldl_factor_ex`` that raises when ``D`` is singular.
+
+    Example:
+        >>> ember.linalg.ldl_factor(ember.tensor([[4.0, 2.0], [2.0, 5.0]])).pivots
+        tensor([1, 2], dtype=torch.int32)
+    """
+    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    _ldl_error(info, "torch.linalg.ldl_factor")
+    return _outs(_rt["linalg_ldl_factor"](LD, piv), out)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
+              out=None) -> Tensor:  # fmt: skip
+    """``X`` with ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)``; batches broadcast.
+
+    Example:
+        >>> LD, piv = ember.linalg.ldl_factor(ember.tensor([[4.0, 2.0], [2.0, 5.0]]))
+        >>> ember.linalg.ldl_solve(LD, piv, ember.tensor([[6.0], [7.0]]))
+        tensor([[1.],
+                [1.]])
+    """
+    _square(LD, "torch.linalg.ldl_solve")
+    if B.ndim < 2:
+        raise RuntimeError(
+            f"torch.linalg.ldl_solve: Expected B to have at least 2 dimensions, but it has "
+            f"{B.ndim} dimensions instead"
+        )
+    if B.shape[-2] != LD.shape[-1]:
+        raise RuntimeError(
+            "Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
+            f"{LD.shape[-2]} by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    return _out(LdlSolve.apply(LD, pivots, B, hermitian), out)
+
+
+# ---- Cholesky solves ---------------------------------------------------------------------------
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """``(L, info)``: ``linalg.cholesky`` that reports in ``info`` (int32) the order of the
+    first leading minor that is not positive-definite instead of raising, unless
+    ``check_errors``.
+
+    Example:
+        >>> ember.linalg.cholesky_ex(ember.tensor([[1.0, 2.0], [2.0, 1.0]])).info
+        tensor(2, dtype=torch.int32)
+    """
+    la = _la()
+    _square(A, "linalg.cholesky")
+    _float(A, "linalg.cholesky")
+    xp = xp_of(A._data)
+    try:
+        L = la.cholesky(A, upper=upper)
+        info = _info_tensor(xp, A.shape[:-2])
+    except la.LinAlgError as e:
+        if check_errors:
+            msg = str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)
+            raise la.LinAlgError(msg) from None
+        low, info = xp.linalg_cholesky_ex(A._data)
+        L, info = _wrap(xp.swapaxes(low, -1, -2).copy() if upper else low), _wrap(info)
+    return _outs(_rt["linalg_cholesky_ex"](L, info), out)
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """``X`` with ``A X = B`` for ``A = L L^H`` given its Cholesky factor ``L`` (``upper``:
+    ``A = U^H U``); batches broadcast.
+
+    Example:
+        >>> L = ember.tensor([[2.0, 0.0], [1.0, 1.0]])
+        >>> ember.cholesky_solve(ember.tensor([[4.0], [3.0]]), L)
+        tensor([[1.],
+                [1.]])
+    """
+    if B.ndim < 2:
+        raise RuntimeError(
+            f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead"
+        )
+    if L.ndim < 2 or L.shape[-1] != L.shape[-2]:
+        _square(L, "cholesky_solve")
+    if B._data.dtype != L._data.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{_tname(B._data.dtype)} and A of type {_tname(L._data.dtype)} instead."
+        )
+    if B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
+            f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    st = _la().solve_triangular
+    if upper:  # A = U^H U: X = U^-1 U^-H B
+        x = st(L, st(L.mH, B, upper=False), upper=True)
+    else:  # A = L L^H: X = L^-H L^-1 B
+        x = st(L.mH, st(L, B, upper=False), upper=True)
+    return _out(x, out)
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """The inverse of ``A = L L^H`` (``upper``: ``U^H U``) from its Cholesky factor.
+
+    Example:
+        >>> ember.cholesky_inverse(ember.tensor([[2.0, 0.0], [0.0, 1.0]]))
+        tensor([[0.2500, 0.0000],
+                [0.0000, 1.0000]])
+    """
+    _square(L, "cholesky_inverse")
+    _float(L, "cholesky_inverse")
+    eye = _eye_like(L, L.shape[-1])
+    return _out(cholesky_solve(eye.expand(*L.shape), L, upper), out)
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False, *, out=None):  # fmt: skip
+    """``(solution, cloned_coefficient)``: ``X`` with ``A X = b`` (``transpose``: ``A^T X = b``)
+    for triangular ``A``, and a copy of ``A`` (deprecated by torch for
+    ``linalg.solve_triangular``).
+
+    Example:
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> A = ember.tensor([[2.0, 1.0], [0.0, 1.0]])
+        >>> ember.triangular_solve(ember.tensor([[3.0], [1.0]]), A).solution
+        tensor([[1.],
+                [1.]])
+    """
+    warnings.warn(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will "
+        "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+        "arguments reversed and does not return a copy of one of the inputs.\n"
+        "X = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if b.ndim < 2:
+        raise RuntimeError(
+            "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+            f"{b.ndim} dimensions instead"
+        )
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        _square(A, "triangular_solve")
+    if b.shape[-2] != A.shape[-1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-2]} by "
+            f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}"
+        )
+    M = A.mT if transpose else A
+    x = _la().solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    batch = tuple(broadcast_shapes(A.shape[:-2], b.shape[:-2]))
+    coef = A.expand(*batch, *A.shape[-2:]).clone()
+    return _outs(_rt["triangular_solve"](x, coef), out)
+
+
+# ---- matrix functions --------------------------------------------------------------------------
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """``A`` to the integer power ``n`` by repeated squaring (``n < 0``: of ``inv(A)``; 0: the
+    identity). Integer matrices are allowed for ``n >= 0``.
+
+    Example:
+        >>> ember.linalg.matrix_power(ember.tensor([[1, 1], [0, 1]]), 3)
+        tensor([[1, 3],
+                [0, 1]])
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(
+            f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
+        )
+    _square(A, "linalg.matrix_power")
+    if n == 0:
+        return _out(_eye_like(A, A.shape[-1]).expand(*A.shape).clone(), out)
+    if n < 0:
+        A, n = inv(A), -n
+    result = None
+    z = A
+    while True:  # binary powering: about log2(n) products
+        if n & 1:
+            result = z if result is None else result @ z
+        n >>= 1
+        if not n:
+            break
+        z = z @ z
+    return _out(result.clone() if result is A else result, out)
+
+
+def _top_matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
+    """``torch.matrix_power``: the same as ``linalg.matrix_power``.
+
+    Example:
+        >>> ember.matrix_power(ember.tensor([[2.0, 0.0], [0.0, 3.0]]), 2)
+        tensor([[4., 0.],
+                [0., 9.]])
+    """
+    return matrix_power(input, n, out=out)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential ``sum_k A^k / k!`` of a square matrix (or batch), by SciPy's
+    scaling and squaring; differentiable to any order.
+
+    Example:
+        >>> ember.linalg.matrix_exp(ember.tensor([[0.0, 0.0], [0.0, 1.0]]))
+        tensor([[1.0000, 0.0000],
+                [0.0000, 2.7183]])
+    """
+    _square(A, "linalg.matrix_exp")
+    _float(A, "linalg.matrix_exp")
+    return MatrixExp.apply(A)
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
+    """The inverse of ``A`` seen as a linear map from its first ``ind`` dims to the rest:
+    ``tensordot(tensorinv(A, ind), A, ind)`` is the identity.
+
+    Example:
+        >>> ember.linalg.tensorinv(2 * ember.eye(4).reshape(4, 2, 2), ind=1).shape
+        torch.Size([2, 2, 4])
+    """
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    rows, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {cols} != {rows}"
+        )
+    return _out(inv(A.reshape(rows, cols)).reshape(*shape[ind:], *shape[:ind]), out)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
+    """``X`` with ``tensordot(A, X, X.ndim) = B``: ``A``'s leading ``B.ndim`` dims meet ``B``
+    (``dims``: dims of ``A`` moved to the end first).
+
+    Example:
+        >>> ember.linalg.tensorsolve(ember.eye(6).reshape(6, 2, 3), ember.ones(6)).shape
+        torch.Size([2, 3])
+    """
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    shape = tuple(A.shape)
+    lead, rest = math.prod(shape[: B.ndim]), math.prod(shape[B.ndim :])
+    if lead != rest:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {rest} != {lead}"
+        )
+    x = solve(A.reshape(lead, rest), B.reshape(lead))
+    return _out(x.reshape(shape[B.ndim :]), out)
+
+
+def vander(x: Tensor, N=None) -> Tensor:
+    """The Vandermonde matrix of ``x`` (..., n): column ``j`` is ``x ** j``, ``j < N``
+    (``N`` defaults to ``n``).
+
+    Example:
+        >>> ember.linalg.vander(ember.tensor([1, 2, 3]))
+        tensor([[1, 1, 1],
+                [1, 2, 4],
+                [1, 3, 9]])
+    """
+    from ember.ops.joining import cat
+
+    if x._data.dtype.kind == "b":
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
+    n = x.shape[-1] if x.ndim else 1
+    N = n if N is None else N
+    if N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x._data.dtype.kind in "iu":  # NOTE: matches torch: integer powers are int64
+        x = x.long()
+    col = x.unsqueeze(-1)
+    # cumulative products, not pow: exact for integers and no 0 ** -1 in the gradient
+    powers = col.expand(*col.shape[:-1], N - 1).cumprod(-1)
+    return cat([col * 0 + 1, powers], -1)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """The dot product ``sum(conj(x) * y)`` along ``dim``, with broadcasting.
+
+    Example:
+        >>> ember.linalg.vecdot(ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_tname(x._data.dtype)} and y of type {_tname(y._data.dtype)} instead"
+        )
+    _float(x, "linalg.vecdot")
+    return _out((_conj(x) * y).sum(dim), out)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.diagonal`` with the last two dims as the default matrix dims.
+
+    Example:
+        >>> ember.linalg.diagonal(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor([1., 4.])
+    """
+    from ember.ops.diagonal import diagonal as _diagonal
+
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor (integers sum to int64, as ``sum``).
+
+    Example:
+        >>> ember.trace(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor(5.)
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return input.diagonal().sum()
+
+
+# ---- Tensor methods (torch's top-level forms) ---------------------------------------------------
+def _method_lu(self, pivot=True, get_infos=False):
+    return _top_lu(self, pivot, get_infos)
+
+
+def _method_lu_solve(self, LU_data, LU_pivots):
+    return _top_lu_solve(self, LU_data, LU_pivots)
+
+
+# torch.<name> for each name of __all__: ember/__init__.py binds these over the star import, since
+# det, slogdet, lu, lu_solve and matrix_power here are the torch.linalg forms
+_TOP = {n: globals()[n] for n in __all__}
+_TOP.update(
+    det=_top_det,
+    slogdet=_top_slogdet,
+    lu=_top_lu,
+    lu_solve=_top_lu_solve,
+    matrix_power=_top_matrix_power,
+)
+
+Tensor.inverse = inverse
+Tensor.det = _top_det
+Tensor.logdet = logdet
+Tensor.slogdet = _top_slogdet
+Tensor.cholesky_solve = cholesky_solve
+Tensor.cholesky_inverse = cholesky_inverse
+Tensor.lu = _method_lu
+Tensor.lu_solve = _method_lu_solve
+Tensor.triangular_solve = triangular_solve
+Tensor.matrix_power = _top_matrix_power
+Tensor.matrix_exp = matrix_exp
+Tensor.trace = trace
