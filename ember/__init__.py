@@ -96,6 +96,9 @@ from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
 from ember.ops.special import *  # noqa: F401,F403,E402
 from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
+from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
+from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
+globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
 from ember.random import *  # noqa: F401,F403,E402
 from ember import linalg, return_types, special, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402

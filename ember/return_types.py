@@ -4,3 +4,8 @@ from ember.ops._selection import _rt
 
 globals().update(_rt)
 __all__ = sorted(_rt)
+
+from ember.ops.linalg_decomp import _RETURN_TYPES as _decomp_rt  # noqa: E402
+
+globals().update(_decomp_rt)
+__all__ += sorted(_decomp_rt)

@@ -105,3 +105,14 @@ def as_strided(array, shape, strides, offset=0):
     if 0 in shape:  # nothing to view (NumPy would still check the offset against the buffer)
         return _np.ndarray(shape, array.dtype)
     return _np.ndarray(shape, array.dtype, array, offset * isz, tuple(s * isz for s in strides))
+
+from ember.backend._linalg_decomp import (  # noqa: E402,F401  (the linalg decompositions)
+    geqrf,
+    householder_product,
+    linalg_eig,
+    linalg_eigh,
+    linalg_lstsq,
+    linalg_qr,
+    linalg_svd,
+    ormqr,
+)

@@ -509,3 +509,13 @@ from ember.backend import (  # noqa: E402,F401
     _meta_reduction,
     _meta_shape,
 )
+from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
+    geqrf,
+    householder_product,
+    linalg_eig,
+    linalg_eigh,
+    linalg_lstsq,
+    linalg_qr,
+    linalg_svd,
+    ormqr,
+)
