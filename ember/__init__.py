@@ -94,6 +94,8 @@ from ember.ops.cross import *  # noqa: F401,F403,E402
 from ember.ops.einsum import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
+from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
+from ember.ops.aliases import *  # noqa: F401,F403,E402
 from ember.ops.special import *  # noqa: F401,F403,E402
 from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
@@ -126,7 +128,7 @@ def is_nonzero(input: Tensor) -> bool:
     if input.numel() != 1:
         what = "no values" if input.numel() == 0 else "more than one value"
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-    return bool(input)
+    return input.__bool__()
 
 
 def numel(input: Tensor) -> int:

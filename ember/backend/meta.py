@@ -381,7 +381,7 @@ def strides_of(a):
     st, acc = [], 1
     for s in reversed(a.shape):
         st.append(acc)
-        acc *= max(s, 1)
+        acc *= s if s > 1 else 1  # (``max`` here is NumPy's: numpy_names above)
     return tuple(reversed(st))
 
 

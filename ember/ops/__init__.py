@@ -37,6 +37,7 @@ from ember.ops import (  # noqa: F401
     sorting,
     special,
     special_gamma,
+    tensor_surface,
     ternary,
 )
 
@@ -77,4 +78,5 @@ FAMILIES = (
     special_gamma,
     scatter_reduce,
     special,
+    tensor_surface,
 )
