@@ -69,8 +69,8 @@ def _unary(fn, x, f32_in_f64: bool = False):
     dt = x.dtype if x.dtype.kind == "f" else _F64
     cd = _compute_dtype(dt, f32_in_f64)
     with np.errstate(all="ignore"):
-        y = fn(x.astype(cd, copy=False))
-    y = np.asarray(y)
+        # at least 1-d: NumPy gives scalars for 0-d inputs, and the fix-ups index in place
+        y = np.asarray(fn(x.astype(cd, copy=False).reshape(-1))).reshape(x.shape)
     return y if y.dtype == dt else y.astype(dt)
 
 
@@ -183,7 +183,8 @@ def special(name: str, *args):
         return _unary(_resolve(_UNARY, name), args[0])
     if name in _POLY:
         return _poly(name, *args)
-    a, b = (np.asarray(v) for v in args)
+    a, b = (np.atleast_1d(v) for v in args)
+    shape = np.broadcast_shapes(np.shape(args[0]), np.shape(args[1]))
     dt = a.dtype if a.dtype.kind == "f" else _F64
     cd = _compute_dtype(dt)
     with np.errstate(all="ignore"):
@@ -194,6 +195,7 @@ def special(name: str, *args):
             np.broadcast_to((a > 1) & ~np.isnan(a), y.shape)
             & (np.broadcast_to(b, y.shape) == np.inf)
         ] = 0.0
+    y = y.reshape(shape)
     return y if y.dtype == dt else y.astype(dt)
 
 

@@ -501,7 +501,8 @@ def _integer_binary(name: str, ufunc: str, summary: str, example: str, result: s
         if dt.kind not in "iu":
             _not_impl(name, dt)
         a, b = input._data.astype(dt, copy=False), other._data.astype(dt, copy=False)
-        return _out(_wrap(getattr(xp_of(a), ufunc)(a, b)), out)
+        xp = xp_of(a)
+        return _out(_wrap(xp.asarray(getattr(xp, ufunc)(a, b))), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
@@ -568,7 +569,8 @@ class Nextafter(_NoDerivative):
 
     @staticmethod
     def forward(ctx, a, b):
-        return xp_of(a).nextafter(a, b)
+        xp = xp_of(a)
+        return xp.asarray(xp.nextafter(a, b))
 
 
 def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -585,7 +587,7 @@ def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 class Ldexp(Function):
     _array_forward = True
-    _node_name = "MulBackward0"
+    _node_name = "LdexpBackward0"
 
     @staticmethod
     def forward(ctx, x, e):
@@ -600,6 +602,16 @@ class Ldexp(Function):
         need_x, need_e = ctx.needs_input_grad
         # d/dx x 2^e = 2^e; d/de = x 2^e log 2
         return (g * p if need_x else None), (g * x * p * _m.log(2) if need_e else None)
+
+
+class LdexpIntExp(Ldexp):
+    @staticmethod
+    def backward(ctx, g):
+        x, p = ctx.saved_tensors
+        need_x, need_e = ctx.needs_input_grad
+        # NOTE: matches torch: with an integer exponent torch's backward takes 2^e in integer
+        # arithmetic, so the input's gradient is 0 where e < 0
+        return (g * p.masked_fill(p < 1, 0.0) if need_x else None), None
 
 
 def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -620,7 +632,8 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         a = input.to(_dtype.from_np(dt))
     if other._requires_grad and b is not other:
         b = other.to(_dtype.from_np(dt))
-    return _out(binary(Ldexp, a, b), out)
+    cls = LdexpIntExp if other._data.dtype.kind in "iub" else Ldexp
+    return _out(binary(cls, a, b), out)
 
 
 class Frexp(Function):
@@ -630,12 +643,13 @@ class Frexp(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return xp_of(x).frexp(x)[0]
+        xp = xp_of(x)
+        return xp.asarray(xp.frexp(x)[0])
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        e = xp_of(x._data).frexp(x._data)[1]
+        e = xp_of(x._data).asarray(xp_of(x._data).frexp(x._data)[1])
         return g / _wrap(e.astype(g._data.dtype)).exp2()  # mantissa = x / 2^e
 
 
@@ -654,7 +668,7 @@ def frexp(input: Tensor, *, out=None):
     if d.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     xp = xp_of(d)
-    e = _wrap(xp.frexp(d)[1].astype(_dtype.int32._np, copy=False))
+    e = _wrap(xp.asarray(xp.frexp(d)[1]).astype(_dtype.int32._np, copy=False))
     m = unary(Frexp, input)
     if out is not None:
         _out(m, out[0])
@@ -671,7 +685,8 @@ def signbit(input: Tensor, *, out=None) -> Tensor:
         tensor([ True, False])
     """
     d = _check(input, "signbit")._data
-    return _out(_wrap(xp_of(d).signbit(d)), out)
+    xp = xp_of(d)
+    return _out(_wrap(xp.asarray(xp.signbit(d))), out)
 
 
 # ---- Tensor methods and in-place forms --------------------------------------------------------
