@@ -52,7 +52,7 @@ def _apply(x, kernel):
 
 
 def _compute_dtype(dt, f32_in_f64: bool = False):
-    if dt == _F16:
+    if dt.itemsize <= 2 and dt.kind in "fV":  # float16, bfloat16 (ml_dtypes, kind "V")
         return _F32
     if dt == _F32 and f32_in_f64:
         return _F64
@@ -66,7 +66,7 @@ def _unary(fn, x, f32_in_f64: bool = False):
     x = np.asarray(x)
     if x.dtype.kind == "c":
         raise TypeError(f"complex input ({x.dtype}) is not supported")
-    dt = x.dtype if x.dtype.kind == "f" else _F64
+    dt = x.dtype if x.dtype.kind in "fV" else _F64
     cd = _compute_dtype(dt, f32_in_f64)
     with np.errstate(all="ignore"):
         # at least 1-d: NumPy gives scalars for 0-d inputs, and the fix-ups index in place
