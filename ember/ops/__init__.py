@@ -31,6 +31,9 @@ from ember.ops import (  # noqa: F401
     reduction,
     rounding,
     scatter_reduce,
+    combinatorics,
+    calculus,
+    distances,
     shape,
     slicing,
     softmax,
@@ -79,4 +82,7 @@ FAMILIES = (
     scatter_reduce,
     special,
     tensor_surface,
+    combinatorics,
+    calculus,
+    distances,
 )
