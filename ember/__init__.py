@@ -142,6 +142,9 @@ from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
 from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
+from ember.storage import *  # noqa: F401,F403,E402
+from ember.ops.legacy import *  # noqa: F401,F403,E402
+from ember.ops.memory import *  # noqa: F401,F403,E402
 from ember.utils.summary import summary  # noqa: F401,E402
 from ember._environment import *  # noqa: F401,F403,E402
 from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402

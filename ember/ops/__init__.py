@@ -85,4 +85,5 @@ FAMILIES = (
     combinatorics,
     calculus,
     distances,
+    tensor_surface,
 )

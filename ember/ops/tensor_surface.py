@@ -391,11 +391,11 @@ def _set_(self: Tensor, source=None, storage_offset=0, size=None, stride=None) -
         else:
             from ember.storage import _storage_array
 
-            data = _storage_array(source)
+            data = _storage_array(source, a.dtype)
         if data.dtype != a.dtype:
             raise RuntimeError(
-                f"Expected object of scalar type {_dtype._FROM_NP[a.dtype]} but got scalar "
-                f"type {_dtype._FROM_NP[data.dtype]} for argument 'source'"
+                f"Could not set tensor of type {_ctype(data.dtype)} to a tensor of type "
+                f"{_ctype(a.dtype)}"
             )
         if size is not None:
             size = tuple(size)
@@ -405,6 +405,25 @@ def _set_(self: Tensor, source=None, storage_offset=0, size=None, stride=None) -
     self._data = data
     self._vc[0] += 1
     return self
+
+
+_CTYPES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _ctype(np_dtype) -> str:
+    """PyTorch's C++ name of a dtype, as its storage errors print it."""
+    name = _dtype._FROM_NP[np_dtype].name
+    return _CTYPES.get(name, name)
 
 
 def _contiguous_strides(size) -> tuple:
