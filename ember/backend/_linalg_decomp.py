@@ -77,7 +77,6 @@ def geqrf(a):
 
 def _reflectors(a, k):
     """The first ``k`` Householder vectors stored in ``a``: unit lower trapezoidal columns."""
-    m = a.shape[-2]
     v = _np.tril(a[..., :, :k], -1)
     idx = _np.arange(k)
     v[..., idx, idx] = 1

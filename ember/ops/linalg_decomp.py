@@ -64,7 +64,7 @@ def _float_input(A: Tensor, op: str, kernel: str, refuse_int: bool = True) -> No
             raise RuntimeError(
                 f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
             )
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(d)}\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(d)}'")
 
 
 def _square(A: Tensor, op: str) -> None:
@@ -159,9 +159,13 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
         VhgV = Vh @ gVh.mH
         VhgV = VhgV - VhgV.mH
     if _complex(U):
-        _gauge_check(UhgU, VhgV, "svd_backward: The singular vectors in the complex case are "
-                     "specified up to multiplication by e^{i phi}. The specified loss function "
-                     "depends on this phase term, making it ill-defined.")
+        _gauge_check(
+            UhgU,
+            VhgV,
+            "svd_backward: The singular vectors in the complex case are "
+            "specified up to multiplication by e^{i phi}. The specified loss function "
+            "depends on this phase term, making it ill-defined.",
+        )
     S2 = S * S
     # E_jk = S_k^2 - S_j^2 off the diagonal, 1 on it
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S, S.shape[-1])
@@ -305,9 +309,13 @@ def _eigh_backward(gL, gV, L, V):
         return (V * gL.unsqueeze(-2).to(V.dtype)) @ V.mH
     VhgV = V.mH @ gV
     if _complex(V):
-        _gauge_check(VhgV, None, "linalg_eigh_backward: The eigenvectors in the complex case "
-                     "are specified up to multiplication by e^{i phi}. The specified loss "
-                     "function depends on this quantity, so it is ill-defined.")
+        _gauge_check(
+            VhgV,
+            None,
+            "linalg_eigh_backward: The eigenvectors in the complex case "
+            "are specified up to multiplication by e^{i phi}. The specified loss "
+            "function depends on this quantity, so it is ill-defined.",
+        )
     VhgV = 0.5 * (VhgV - VhgV.mH)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L, L.shape[-1])
     ret = VhgV / E
@@ -391,8 +399,7 @@ class LinalgQr(Function):
         m, n = Q.shape[-2], R.shape[-1]
         if ctx.mode == "complete" and m > n:
             raise RuntimeError(
-                "The QR decomposition is not differentiable when mode='complete' and "
-                "nrows > ncols."
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
         if gQ is None and gR is None:
             return None, None
@@ -458,6 +465,9 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
     return _out_tuple(_RETURN_TYPES["linalg_qr"](*LinalgQr.apply(A, mode)), out)
 
 
+_QR_WARNED = False
+
+
 def _qr_old(input: Tensor, some: bool = True, *, out=None):
     """``torch.qr``: ``linalg.qr`` with ``some=True`` the reduced and ``False`` the complete
     factorization.
@@ -466,6 +476,19 @@ def _qr_old(input: Tensor, some: bool = True, *, out=None):
         >>> ember.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).Q.shape
         torch.Size([2, 2])
     """
+    global _QR_WARNED
+    if not _QR_WARNED:  # NOTE: matches torch: warned once per process
+        _QR_WARNED = True
+        import warnings
+
+        warnings.warn(
+            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+            "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+            "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+            "torch.linalg.qr(A, 'reduced' if some else 'complete')",
+            UserWarning,
+            stacklevel=2,
+        )
     Q, R = qr(input, "reduced" if some else "complete")
     return _out_tuple(_RETURN_TYPES["qr"](Q, R), out)
 
@@ -546,11 +569,16 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     m, n = A.shape[-2:]
     k = tau.shape[-1]
     if m < n:
-        raise RuntimeError(f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+        raise RuntimeError(
+            f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
     if n < k:
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     if tau.dtype != A.dtype:
-        raise RuntimeError(f"{op}: tau dtype {tau.dtype} does not match input dtype {A.dtype}")
+        raise RuntimeError(
+            f"{op}: tau dtype {_tname(tau._data.dtype)} does not match input dtype "
+            f"{_tname(A._data.dtype)}"
+        )
     _float_input(A, op, "orgqr_cpu", refuse_int=False)
     if _gm.state.enabled and (A._requires_grad or tau._requires_grad):
         # the product in Tensor ops (one reflector at a time): autograd differentiates it
@@ -586,7 +614,12 @@ class _Ormqr(Function):
 
 
 def ormqr(
-    input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False, *,
+    input: Tensor,
+    tau: Tensor,
+    other: Tensor,
+    left: bool = True,
+    transpose: bool = False,
+    *,
     out=None,
 ) -> Tensor:
     """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, ``op`` the conjugate transpose when
@@ -623,10 +656,10 @@ def ormqr(
         which = "other.shape[-2]" if left else "other.shape[-1]"
         raise RuntimeError(f"{op}: tau.shape[-1] must be equal to min({which}, input.shape[-1])")
     for name, t in (("tau", tau), ("other", other)):
-        if tuple(t.shape[:-2 if name == "other" else -1]) != tuple(input.shape[:-2]):
+        if tuple(t.shape[: -2 if name == "other" else -1]) != tuple(input.shape[:-2]):
             raise RuntimeError(
                 f"{op}: Expected batch dimensions of {name} to be equal to input.shape[:-2], but "
-                f"got {list(t.shape[:-2 if name == 'other' else -1])}"
+                f"got {list(t.shape[: -2 if name == 'other' else -1])}"
             )
         if t.dtype != input.dtype:
             raise RuntimeError(
@@ -693,18 +726,45 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
             "dimensions of float, double, cfloat or cdouble types"
         )
     a, r = _tolerances(A, atol, rtol, "torch.linalg.pinv")
+    with _gm.no_grad():
+        P = _pinv(A, a, r, hermitian)
+    if _gm.state.enabled and A._requires_grad:
+        P = LinalgPinv.apply(A, P._data)
+    return _out(P, out)
+
+
+class LinalgPinv(Function):
+    """pinv's node: torch differentiates the pseudo-inverse by its own formula (not through
+    the truncated svd), so the forward value is computed beforehand and passed in."""
+
+    _array_forward = True
+    _node_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p):
+        p = p.copy()
+        ctx.save_for_backward(a, p)
+        return p
+
+    @staticmethod
+    def backward(ctx, g):
+        A, P = ctx.saved_tensors
+        return _pinv_backward(g, P, A), None
+
+
+def _pinv(A, a, r, hermitian):
     if hermitian:
         S, U = eigh(A)
         S_abs = S.abs()
         top = S_abs.amax(-1, keepdim=True) if S.shape[-1] else S_abs
         tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
         S_inv = _where(S_abs > tol, S.reciprocal(), S).to(A.dtype)
-        return _out((U * S_inv.unsqueeze(-2)) @ U.mH, out)
+        return (U * S_inv.unsqueeze(-2)) @ U.mH
     U, S, Vh = svd(A, full_matrices=False)
     top = S[..., :1]
     tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
     S_inv = _where(S > tol, S.reciprocal(), S).to(A.dtype)
-    return _out((Vh.mH * S_inv.unsqueeze(-2)) @ U.mH, out)
+    return (Vh.mH * S_inv.unsqueeze(-2)) @ U.mH
 
 
 def _maximum(x: Tensor, y: Tensor) -> Tensor:
@@ -786,14 +846,17 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
         S = _svdvals(A)
         top, bottom = S[..., 0], S[..., -1]
         return _out(bottom / top if p == -2 else top / bottom, out)
-    name = p if isinstance(p, str) else ("inf" if p == math.inf else "-inf" if p == -math.inf
-                                         else str(int(p)))
+    name = (
+        p
+        if isinstance(p, str)
+        else ("inf" if p == math.inf else "-inf" if p == -math.inf else str(int(p)))
+    )
     _square(A, f"linalg.cond(ord={name})")
     from ember import linalg
 
     inv, info = linalg.inv_ex(A)
     with _gm.no_grad():
-        bad = _wrap(info._data > 0)
+        bad = _wrap(xp.asarray(info._data > 0))
     r = linalg.matrix_norm(A, p) * linalg.matrix_norm(inv, p)
     return _out(_where_inf(bad, r), out)
 
@@ -855,9 +918,7 @@ def _pinv_backward(g, pinvA, A):
     if m <= n:
         K = gh @ pinvA
         KpinvAh = K @ pinvAh
-        return (
-            -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
-        )
+        return -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
     K = pinvA @ gh
     pinvAhK = pinvAh @ K
     return -(K @ pinvA).mH + (gh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
@@ -894,9 +955,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
     if A.shape[-2] != Bm.shape[-2]:
-        raise RuntimeError(
-            f"{op}: input.size(-2) should match other.size({-1 if vector else -2})"
-        )
+        raise RuntimeError(f"{op}: input.size(-2) should match other.size({-1 if vector else -2})")
     if driver is None:
         driver = "gelsy"
     if driver not in _DRIVERS:
