@@ -75,3 +75,13 @@ def _cholesky(a, upper=False):
 
 # the decompositions' meta rules may register cholesky too: keep theirs
 _RULES.setdefault(numpy.linalg.cholesky, _cholesky)
+
+
+def _triangle(m, k=0):
+    return MetaArray(m.shape, m.dtype)
+
+
+# solve_triangular (used by the LU and Cholesky solves) keeps a triangle; other families may
+# register these too: keep theirs
+_RULES.setdefault(numpy.tril, _triangle)
+_RULES.setdefault(numpy.triu, _triangle)

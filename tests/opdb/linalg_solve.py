@@ -1,0 +1,177 @@
+"""Rows for the top-level names of ember/ops/linalg_solve.py (inverse, det, logdet, slogdet,
+cholesky_solve, cholesky_inverse, lu_solve, lu_unpack, lu, triangular_solve, matrix_power,
+matrix_exp, trace). Square inputs get ``3 I`` added (``_wc``) so they are well conditioned;
+tests/test_linalg_solve.py covers torch.linalg's forms, batches, errors and singular input."""
+
+import warnings
+
+import numpy as np
+
+from tests.opdb import OpInfo, Sample
+
+SQ = [Sample(((3, 3),), name="2d"), Sample(((2, 3, 3),), name="batch")]
+RHS = [
+    Sample(((3, 2), (3, 3)), name="2d"),
+    Sample(((2, 3, 1), (3, 3)), name="bcast"),
+    Sample(((3, 2), (2, 3, 3)), name="batch"),
+]
+F = ("float32", "float64")
+
+
+def _quiet(fn, *args, **kwargs):
+    """Call a deprecated op (its warning is asserted in tests/test_linalg_solve.py)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _wc(lib, x):
+    return x + 3 * lib.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+def _spd(lib, x):
+    return x @ x.mT + 3 * lib.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+def _np_wc(x):
+    return x + 3 * np.eye(x.shape[-1])
+
+
+def _np_spd(x):
+    return x @ np.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1])
+
+
+def _expm(x):
+    from scipy.linalg import expm
+
+    return expm(x)
+
+
+ROWS = [
+    OpInfo(
+        "inverse",
+        lambda lib, x: lib.inverse(_wc(lib, x)),
+        lambda x: np.linalg.inv(_np_wc(x)),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "inverse",
+        lambda lib, x: _wc(lib, x).inverse(),
+        lambda x: np.linalg.inv(_np_wc(x)),
+        SQ[:1],
+        dtypes=F,
+    ),
+    OpInfo("det", lambda lib, x: lib.det(x), np.linalg.det, SQ, dtypes=F),
+    OpInfo("det", lambda lib, x: x.det(), np.linalg.det, SQ[:1], dtypes=F),
+    OpInfo(
+        "logdet",
+        lambda lib, x: lib.logdet(_wc(lib, x)),
+        lambda x: np.log(np.linalg.det(_np_wc(x))),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "slogdet",
+        lambda lib, x: lib.slogdet(x),
+        lambda x: tuple(np.linalg.slogdet(x)),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "cholesky_solve",
+        lambda lib, b, x: lib.cholesky_solve(b, lib.linalg.cholesky(_spd(lib, x))),
+        lambda b, x: np.linalg.solve(_np_spd(x), b),
+        RHS,
+        dtypes=F,
+    ),
+    OpInfo(
+        "cholesky_solve",
+        lambda lib, b, x: b.cholesky_solve(lib.linalg.cholesky(_spd(lib, x)).mT, upper=True),
+        lambda b, x: np.linalg.solve(_np_spd(x), b),
+        RHS[:1],
+        dtypes=F,
+    ),
+    OpInfo(
+        "cholesky_inverse",
+        lambda lib, x: lib.cholesky_inverse(lib.linalg.cholesky(_spd(lib, x))),
+        lambda x: np.linalg.inv(_np_spd(x)),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "lu_solve",
+        lambda lib, b, x: _quiet(lib.lu_solve, b, *lib.linalg.lu_factor(_wc(lib, x))),
+        lambda b, x: np.linalg.solve(_np_wc(x), b),
+        RHS,
+        dtypes=F,
+        meta=False,
+    ),
+    OpInfo(
+        "lu_unpack",
+        lambda lib, x: lib.lu_unpack(*lib.linalg.lu_factor(x)),
+        None,
+        SQ + [Sample(((3, 4),), name="wide"), Sample(((2, 4, 3),), name="tall")],
+        dtypes=F,
+        meta=False,
+    ),
+    OpInfo("lu", lambda lib, x: _quiet(lib.lu, x), None, SQ, dtypes=F),
+    OpInfo("lu", lambda lib, x: _quiet(x.lu, get_infos=True), None, SQ[1:], dtypes=F),
+    OpInfo(
+        "triangular_solve",
+        lambda lib, b, a: _quiet(lib.triangular_solve, b, _wc(lib, a)),
+        lambda b, a: (
+            np.linalg.solve(np.triu(_np_wc(a)), b),
+            np.broadcast_to(
+                _np_wc(a), np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + a.shape[-2:]
+            ),
+        ),
+        RHS,
+        dtypes=F,
+    ),
+    OpInfo(
+        "triangular_solve",
+        lambda lib, b, a: _quiet(b.triangular_solve, _wc(lib, a), False, True, True),
+        None,
+        RHS[:1],
+        dtypes=F,
+    ),
+    OpInfo(
+        "matrix_power",
+        lambda lib, x: lib.matrix_power(x, 3),
+        lambda x: np.linalg.matrix_power(x, 3),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "matrix_power",
+        lambda lib, x: _wc(lib, x).matrix_power(-2),
+        lambda x: np.linalg.matrix_power(_np_wc(x), -2),
+        SQ,
+        dtypes=F,
+    ),
+    OpInfo(
+        "matrix_power",
+        lambda lib, x: lib.matrix_power(x, 0),
+        lambda x: np.broadcast_to(np.eye(x.shape[-1]), x.shape),
+        SQ,
+        dtypes=F,
+        grad=False,
+    ),
+    OpInfo("matrix_exp", lambda lib, x: lib.matrix_exp(x), _expm, SQ, dtypes=F, domain=(-1, 1)),
+    OpInfo("matrix_exp", lambda lib, x: x.matrix_exp(), _expm, SQ[:1], dtypes=F, domain=(-1, 1)),
+    OpInfo(
+        "trace",
+        lambda lib, x: lib.trace(x),
+        np.trace,
+        [Sample(((3, 3),), name="square"), Sample(((2, 4),), name="wide")],
+        gradgrad=False,
+    ),
+    OpInfo(
+        "trace",
+        lambda lib, x: x.trace(),
+        np.trace,
+        [Sample(((4, 2),), name="tall")],
+        gradgrad=False,
+    ),
+]
