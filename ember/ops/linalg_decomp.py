@@ -1069,7 +1069,7 @@ _TOP = {
 }
 # Only the names whose module attribute is the top-level function; ember/__init__.py adds the
 # rest of _TOP (svd, qr... whose attributes here are the torch.linalg functions).
-__all__ = ["pinverse", "geqrf", "orgqr", "ormqr", "symeig"]
+__all__ = ["pinverse", "geqrf", "orgqr", "ormqr"]
 
 for _name in ("svd", "qr", "pinverse", "geqrf", "orgqr", "ormqr", "lstsq", "symeig", "eig"):
     setattr(Tensor, _name, _TOP[_name])
