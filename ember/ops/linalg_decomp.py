@@ -453,7 +453,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
     Example:
         >>> ember.linalg.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).R
         tensor([[-5.0000, -2.2000],
-                [ 0.0000, -0.4000]])
+                [ 0.0000,  0.4000]])
     """
     if mode not in _QR_MODES:
         raise RuntimeError(
