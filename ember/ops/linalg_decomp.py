@@ -473,8 +473,11 @@ def _qr_old(input: Tensor, some: bool = True, *, out=None):
     factorization.
 
     Example:
-        >>> ember.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).Q.shape
-        torch.Size([2, 2])
+        >>> import warnings
+        >>> with warnings.catch_warnings():  # torch.qr warns that it is deprecated
+        ...     warnings.simplefilter("ignore")
+        ...     ember.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).R.shape
+        ember.Size([2, 2])
     """
     global _QR_WARNED
     if not _QR_WARNED:  # NOTE: matches torch: warned once per process
