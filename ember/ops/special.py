@@ -366,7 +366,7 @@ def _polynomial(name: str, summary: str, result: str):
         ta = input if isinstance(input, Tensor) else None
         tn = n if isinstance(n, Tensor) else None
         dt = promote(input, n)
-        if dt.kind != "f":
+        if dt.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
             dt = _dtype.get_default_dtype()._np
         if dt != _F32 and dt != _F64:
             _not_impl(name, dt)
@@ -438,7 +438,7 @@ def _binary_check(input, other, name: str, arg: str = "other"):
 
 
 def _float_only(dt, name: str):
-    if dt.kind != "f":
+    if dt.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
         _not_impl(name, dt)
 
 
@@ -592,9 +592,11 @@ class Ldexp(Function):
     @staticmethod
     def forward(ctx, x, e):
         xp = xp_of(x)
-        p = xp.exp2(_opmath(e))
+        # NOTE: matches torch: ldexp is x * pow(2, e), so in float16/bfloat16 the power is
+        # rounded to that dtype before the product (each step computed in float32)
+        p = xp.exp2(_opmath(e)).astype(x.dtype, copy=False)
         ctx.save_for_backward(x, p)
-        return (_opmath(x) * p).astype(x.dtype, copy=False)
+        return (_opmath(x) * _opmath(p)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -623,7 +625,7 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     _binary_check(input, other, "ldexp")
     dt = promote(input, other)
-    if dt.kind != "f":
+    if dt.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
         dt = _dtype.get_default_dtype()._np
     a = input if input._data.dtype == dt else _wrap(input._data.astype(dt))
     b = other if other._data.dtype == dt else _wrap(other._data.astype(dt))
@@ -665,7 +667,7 @@ def frexp(input: Tensor, *, out=None):
     """
     _check(input, "frexp")
     d = input._data
-    if d.dtype.kind != "f":
+    if d.dtype.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     xp = xp_of(d)
     e = _wrap(xp.asarray(xp.frexp(d)[1]).astype(_dtype.int32._np, copy=False))
