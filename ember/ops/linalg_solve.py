@@ -117,6 +117,11 @@ def _need_matrix(A: Tensor, op: str) -> None:
         )
 
 
+def _any_bad(info) -> bool:
+    """Whether any LAPACK info is nonzero (never on meta, which has no values)."""
+    return info.size > 0 and xp_of(info).device_type != "meta" and bool((info != 0).any())
+
+
 def _first_bad(info):
     """(flat batch index, info value) of the first nonzero LAPACK info."""
     flat = info.reshape(-1)
@@ -131,9 +136,9 @@ def _where(a) -> str:
 def _singular_error(xp, a, op: str) -> Exception:
     b, i = _first_bad(xp.linalg_singular_info(a))
     where = _where(a).format(b)
-    if op.endswith("solve"):
+    if "solve" in op:
         return _la().LinAlgError(
-            f"torch.linalg.solve: {where}The solver failed because the input matrix is singular."
+            f"torch.{op}: {where}The solver failed because the input matrix is singular."
         )
     return _la().LinAlgError(
         f"{op}: {where}The diagonal element {i} is zero, the inversion could not be completed "
@@ -450,9 +455,22 @@ def _solve_args(A: Tensor, B: Tensor, left: bool, op: str):
             f"{op}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
             f"{B.shape[-2]}x{B.shape[-1]})"
         )
+    _batch_check(B.shape[:-2], A.shape[:-2])
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return A.mT, B.mT, False
     return A, B, False
+
+
+def _batch_check(sa, sb) -> None:
+    """NOTE: matches torch: a batch mismatch names B's batch as tensor a and A's as tensor b."""
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}"
+            )
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
@@ -483,7 +501,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     a, b, vector = _solve_args(A, B, left, "linalg.solve")
     xp = xp_of(A._data)
     try:
-        x = Solve.apply(a, b, "linalg.solve")
+        x = Solve.apply(a, b, "linalg.solve_ex")
         info = _info_tensor(xp, A.shape[:-2])
     except _la().LinAlgError:
         if check_errors:
@@ -587,7 +605,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
 
 def _lu_singular(A: Tensor, info: Tensor, op: str) -> None:
     d = info._data
-    if d.size and bool((d != 0).any()):
+    if _any_bad(d):
         b, i = _first_bad(d)
         raise RuntimeError(
             f"{op}: {_where(A._data).format(b)}U[{i},{i}] is zero and using it on lu_solve "
@@ -764,7 +782,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
 def _ldl_error(info: Tensor, op: str) -> None:
     d = info._data
-    if d.size and bool((d != 0).any()):
+    if _any_bad(d):
         # NOTE: matches torch: it reports a singular D as an unknown LAPACK error code
         raise RuntimeError(f"{op}: Unknown error code: {_first_bad(d)[1]}.")
 
@@ -1009,10 +1027,10 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
         A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
     shape = tuple(A.shape)
     lead, rest = math.prod(shape[: B.ndim]), math.prod(shape[B.ndim :])
-    if lead != rest:
+    if rest != B.numel() or lead != rest:
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
-            f"prod(self.shape[:other.ndim]), but got {rest} != {lead}"
+            f"prod(self.shape[:other.ndim]), but got {rest} != {B.numel()}"
         )
     x = solve(A.reshape(lead, rest), B.reshape(lead))
     return _out(x.reshape(shape[B.ndim :]), out)
@@ -1081,10 +1099,10 @@ def trace(input: Tensor) -> Tensor:
         >>> ember.trace(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
         tensor(5.)
     """
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     if input._data.dtype.kind == "b":
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return input.diagonal().sum()
 
 
