@@ -410,7 +410,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
 
     Example:
         >>> ember.linalg.inv_ex(ember.tensor([[1.0, 2.0], [2.0, 4.0]])).info
-        tensor(2, dtype=torch.int32)
+        tensor(2, dtype=ember.int32)
     """
     _square(A, "linalg.inv")
     _float(A, "linalg.inv", low_precision=False)
@@ -520,7 +520,7 @@ def det(A: Tensor, *, out=None) -> Tensor:
 
     Example:
         >>> ember.linalg.det(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
-        tensor(-2.0000)
+        tensor(-2.)
     """
     _square(A, "linalg.det")
     _float(A, "linalg.det")
@@ -594,7 +594,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
 
     Example:
         >>> ember.linalg.lu_factor_ex(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).pivots
-        tensor([2, 2], dtype=torch.int32)
+        tensor([2, 2], dtype=ember.int32)
     """
     _lu_checks(A, "torch.lu_factor", pivot)
     LU, piv, info = LuFactor.apply(A)
@@ -684,7 +684,7 @@ def _top_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     Example:
         >>> import warnings; warnings.simplefilter("ignore")
         >>> ember.lu(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))[1]
-        tensor([2, 2], dtype=torch.int32)
+        tensor([2, 2], dtype=ember.int32)
     """
     warnings.warn(
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
@@ -792,7 +792,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None):
 
     Example:
         >>> ember.linalg.ldl_factor(ember.tensor([[4.0, 2.0], [2.0, 5.0]])).pivots
-        tensor([1, 2], dtype=torch.int32)
+        tensor([1, 2], dtype=ember.int32)
     """
     LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
     _ldl_error(info, "torch.linalg.ldl_factor")
@@ -831,7 +831,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
 
     Example:
         >>> ember.linalg.cholesky_ex(ember.tensor([[1.0, 2.0], [2.0, 1.0]])).info
-        tensor(2, dtype=torch.int32)
+        tensor(2, dtype=ember.int32)
     """
     la = _la()
     _square(A, "linalg.cholesky")
@@ -855,7 +855,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
 
     Example:
         >>> L = ember.tensor([[2.0, 0.0], [1.0, 1.0]])
-        >>> ember.cholesky_solve(ember.tensor([[4.0], [3.0]]), L)
+        >>> ember.cholesky_solve(ember.tensor([[6.0], [4.0]]), L)
         tensor([[1.],
                 [1.]])
     """
@@ -1000,7 +1000,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
 
     Example:
         >>> ember.linalg.tensorinv(2 * ember.eye(4).reshape(4, 2, 2), ind=1).shape
-        torch.Size([2, 2, 4])
+        ember.Size([2, 2, 4])
     """
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -1020,7 +1020,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
 
     Example:
         >>> ember.linalg.tensorsolve(ember.eye(6).reshape(6, 2, 3), ember.ones(6)).shape
-        torch.Size([2, 3])
+        ember.Size([2, 3])
     """
     if dims is not None:
         dims = [dims] if isinstance(dims, int) else list(dims)
