@@ -85,5 +85,4 @@ FAMILIES = (
     combinatorics,
     calculus,
     distances,
-    tensor_surface,
 )

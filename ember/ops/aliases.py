@@ -1,7 +1,8 @@
 """``torch.<name>`` entry points of ``torch.nn.functional`` computations (``torch.conv2d``,
 ``torch.batch_norm``, ``torch.dropout``...), with the ATen signatures PyTorch gives them at the
 top level: positional arguments without defaults where ATen has none, reductions as integers
-(0 none, 1 mean, 2 sum), grid-sampler modes as integers. Each maps its arguments onto the
+(0 none, 1 mean, 2 sum; torch's Python bindings of the losses default to 0, not to ATen's
+mean, and so do these), grid-sampler modes as integers. Each maps its arguments onto the
 ``ember.nn.functional`` function that computes it; none repeats the math.
 """
 
@@ -98,9 +99,8 @@ def _F():
 
 
 def _reduction(reduction: int) -> str:
-    if reduction not in (0, 1, 2):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _REDUCTIONS[reduction]
+    # NOTE: matches torch: 1 is mean, 2 is sum and any other value means no reduction
+    return _REDUCTIONS[reduction] if reduction in (1, 2) else "none"
 
 
 # ---- convolution ---------------------------------------------------------------------------------
@@ -788,44 +788,44 @@ def native_channel_shuffle(input, groups) -> Tensor:
 
 
 # ---- losses (reduction as an integer) ------------------------------------------------------------
-def kl_div(input, target, reduction=1, *, log_target=False) -> Tensor:
+def kl_div(input, target, reduction=0, *, log_target=False) -> Tensor:
     """``torch.kl_div`` (``reduction``: 0 none, 1 mean, 2 sum; no warning for mean).
 
     Example:
         >>> ember.kl_div(ember.zeros(2), ember.ones(2))
-        tensor(0.)
+        tensor([0., 0.])
     """
     r = _reduction(reduction)
     loss = _F().kl_div(input, target, reduction="none", log_target=log_target)
     return loss if r == "none" else (loss.mean() if r == "mean" else loss.sum())
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor:
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
     """``torch.margin_ranking_loss`` (integer ``reduction``).
 
     Example:
         >>> ember.margin_ranking_loss(ember.ones(2), ember.zeros(2), ember.ones(2))
-        tensor(0.)
+        tensor([0., 0.])
     """
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor:
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor:
     """``torch.hinge_embedding_loss`` (integer ``reduction``).
 
     Example:
         >>> ember.hinge_embedding_loss(ember.ones(2), ember.ones(2))
-        tensor(1.)
+        tensor([1., 1.])
     """
     return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor:
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
     """``torch.cosine_embedding_loss`` (integer ``reduction``).
 
     Example:
         >>> ember.cosine_embedding_loss(ember.ones(1, 2), ember.ones(1, 2), ember.ones(1))
-        tensor(0.)
+        tensor([0.])
     """
     return _F().cosine_embedding_loss(
         input1, input2, target, margin, reduction=_reduction(reduction)
@@ -833,14 +833,14 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Te
 
 
 def triplet_margin_loss(
-    anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1
+    anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0
 ) -> Tensor:
     """``torch.triplet_margin_loss`` (integer ``reduction``).
 
     Example:
         >>> z = ember.zeros(1, 2)
         >>> ember.triplet_margin_loss(z, z, z, eps=0.0)
-        tensor(1.)
+        tensor([1.])
     """
     return _F().triplet_margin_loss(
         anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction)
@@ -865,7 +865,7 @@ def ctc_loss(
     input_lengths,
     target_lengths,
     blank=0,
-    reduction=1,
+    reduction=0,
     zero_infinity=False,
 ) -> Tensor:
     """``torch.ctc_loss`` (integer ``reduction``; ``mean`` divides each loss by its target
@@ -888,13 +888,13 @@ def ctc_loss(
 
 
 def binary_cross_entropy_with_logits(
-    input, target, weight=None, pos_weight=None, reduction=1
+    input, target, weight=None, pos_weight=None, reduction=0
 ) -> Tensor:
     """``torch.binary_cross_entropy_with_logits`` (integer ``reduction``).
 
     Example:
         >>> ember.binary_cross_entropy_with_logits(ember.zeros(1), ember.ones(1))
-        tensor(0.6931)
+        tensor([0.6931])
     """
     return _F().binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight

@@ -341,7 +341,7 @@ def to_dlpack(tensor: Tensor):
 
 def _dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
     if self._requires_grad:
-        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if xp_of(self._data).device_type != "cpu":
         raise BufferError(f"DLPack export: only CPU tensors are supported, got {self.device}")
     kwargs = {}

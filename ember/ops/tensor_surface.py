@@ -113,9 +113,7 @@ class AsStrided(Function):
 
 def _check_strided(a, size, stride, offset) -> None:
     if len(size) != len(stride):
-        raise RuntimeError(
-            f"mismatch in length of strides and shape: size {list(size)}, stride {list(stride)}"
-        )
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(
             f"as_strided: Negative strides are not supported at the moment, got strides: "
@@ -296,6 +294,8 @@ def _unsqueeze_(self: Tensor, dim: int) -> Tensor:
 
 def _t_(self: Tensor) -> Tensor:
     """In-place :meth:`t`."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     return _metadata_inplace(self, lambda t: t.t(), "")
 
 
