@@ -1,0 +1,271 @@
+"""Array kernels behind ``ember.sparse``: COO/CSR bookkeeping in NumPy, products in SciPy.
+
+Every function takes and returns raw NumPy arrays (indices are int64). SciPy is imported inside
+the functions that need it, so that ``import ember`` does not load it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_INT = np.dtype(np.int64)
+
+
+def as_index_array(a) -> np.ndarray:
+    """``a`` as an int64 array (torch casts float indices too)."""
+    return np.asarray(a).astype(_INT, copy=False)
+
+
+def infer_size(indices: np.ndarray, dense_shape: tuple) -> tuple:
+    """The smallest size that holds every index, as ``sparse_coo_tensor`` without ``size=``."""
+    if indices.shape[1] == 0:
+        return (0,) * indices.shape[0] + tuple(dense_shape)
+    return tuple(int(m) + 1 for m in indices.max(axis=1)) + tuple(dense_shape)
+
+
+def check_coo_bounds(indices: np.ndarray, shape: tuple) -> str | None:
+    """torch's message for the first index out of bounds (or negative), else None."""
+    if indices.shape[1] == 0:
+        return None
+    lo = indices.min(axis=1)
+    hi = indices.max(axis=1)
+    for d in range(indices.shape[0]):
+        if lo[d] < 0:
+            return f"found negative index {int(lo[d])} for dim {d}"
+        if hi[d] >= shape[d]:
+            return (
+                f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but found "
+                f"index {int(hi[d])}"
+            )
+    return None
+
+
+def check_csr(crow: np.ndarray, col: np.ndarray, nnz: int, shape: tuple) -> str | None:
+    """torch's message for the first violated CSR invariant, else None."""
+    if crow.shape[0] != shape[0] + 1:
+        return "`crow_indices.size(-1) == nrows + 1` is not satisfied."
+    if crow[0] != 0:
+        return "`crow_indices[..., 0] == 0` is not satisfied."
+    if crow[-1] != nnz:
+        return "`crow_indices[..., -1] == nnz` is not satisfied."
+    if np.any(np.diff(crow) < 0):
+        return "`0 <= crow_indices[..., 1:] - crow_indices[..., :-1] <= ncols` is not satisfied."
+    if nnz and (col.min() < 0 or col.max() >= shape[1]):
+        return "`0 <= col_indices < ncols` is not satisfied."
+    return None
+
+
+def linear_keys(indices: np.ndarray, shape: tuple) -> np.ndarray:
+    """Row-major linear position of each index column (over the sparse dims)."""
+    if indices.shape[0] == 1:
+        return indices[0]
+    return np.ravel_multi_index(tuple(indices), shape[: indices.shape[0]])
+
+
+def is_sorted_unique(indices: np.ndarray, shape: tuple) -> bool:
+    """Whether the index columns are strictly increasing (the coalesced order)."""
+    if indices.shape[1] < 2:
+        return True
+    k = linear_keys(indices, shape)
+    return bool(np.all(k[1:] > k[:-1]))
+
+
+def coalesce(indices: np.ndarray, values: np.ndarray, shape: tuple):
+    """Sorted unique indices and summed values; also ``inverse``, the output slot of each
+    input entry (the gradient of the values is ``grad[inverse]``)."""
+    sd = indices.shape[0]
+    keys = linear_keys(indices, shape)
+    n = keys.shape[0]
+    if n == 0:
+        return indices.copy(), values.copy(), np.zeros(0, _INT)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sk[1:], sk[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    inverse = np.empty(n, dtype=_INT)
+    inverse[order] = np.cumsum(new) - 1
+    uniq = sk[starts]
+    if sd == 1:
+        new_idx = uniq.reshape(1, -1).astype(_INT, copy=False)
+    else:
+        new_idx = np.stack(np.unravel_index(uniq, shape[:sd])).astype(_INT, copy=False)
+    sv = values[order]
+    out = sv if starts.shape[0] == n else np.add.reduceat(sv, starts, axis=0)
+    return new_idx, out, inverse
+
+
+def dense_to_coo(a: np.ndarray, sparse_dim: int):
+    """Indices of the nonzero slices of ``a`` over its first ``sparse_dim`` dims, and them."""
+    if sparse_dim == a.ndim:
+        mask = a != 0
+    else:
+        mask = np.any(a.reshape(a.shape[:sparse_dim] + (-1,)) != 0, axis=-1)
+    idx = np.nonzero(mask)
+    indices = np.stack(idx).astype(_INT) if idx else np.zeros((0, 1), _INT)
+    if a.ndim == 0:
+        return np.zeros((0, 1), _INT), a.reshape(1)
+    return indices, a[idx]
+
+
+def coo_to_dense(indices: np.ndarray, values: np.ndarray, shape: tuple, coalesced: bool):
+    out = np.zeros(shape, dtype=values.dtype)
+    if indices.shape[1] == 0:
+        return out
+    if coalesced:
+        out[tuple(indices)] = values
+    else:
+        np.add.at(out, tuple(indices), values)
+    return out
+
+
+def gather(dense: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``dense`` at each index column: shape ``(nnz, *dense_dims)``."""
+    return dense[tuple(indices)]
+
+
+def sparse_lookup(keys: np.ndarray, src_keys: np.ndarray, src_values: np.ndarray):
+    """The value at each of ``keys`` in a coalesced source (sorted ``src_keys``), zero where
+    the source has no entry."""
+    out = np.zeros((keys.shape[0],) + src_values.shape[1:], dtype=src_values.dtype)
+    if src_keys.shape[0] == 0:
+        return out
+    pos = np.searchsorted(src_keys, keys)
+    pos_c = np.minimum(pos, src_keys.shape[0] - 1)
+    hit = src_keys[pos_c] == keys
+    out[hit] = src_values[pos_c[hit]]
+    return out
+
+
+def intersect(keys_a: np.ndarray, keys_b: np.ndarray):
+    """Positions in each of two sorted unique key arrays of their common keys."""
+    _, ia, ib = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
+    return ia, ib
+
+
+def csr_rows(crow: np.ndarray) -> np.ndarray:
+    """The row of each stored entry of a CSR matrix."""
+    return np.repeat(np.arange(crow.shape[0] - 1, dtype=_INT), np.diff(crow))
+
+
+def coo_to_csr(indices: np.ndarray, nrows: int):
+    """``crow_indices`` and ``col_indices`` of a coalesced 2-D COO index array."""
+    crow = np.zeros(nrows + 1, dtype=_INT)
+    np.cumsum(np.bincount(indices[0], minlength=nrows), out=crow[1:])
+    return crow, indices[1].copy()
+
+
+def dense_to_csr(a: np.ndarray):
+    rows, cols = np.nonzero(a)
+    crow = np.zeros(a.shape[0] + 1, dtype=_INT)
+    np.cumsum(np.bincount(rows, minlength=a.shape[0]), out=crow[1:])
+    return crow, cols.astype(_INT), a[rows, cols]
+
+
+def csr_to_dense(crow, col, values, shape):
+    out = np.zeros(shape, dtype=values.dtype)
+    out[csr_rows(crow), col] = values
+    return out
+
+
+def _compute_dtype(dt: np.dtype) -> np.dtype:
+    # SciPy's sparse kernels have no float16 (nor bfloat16): compute in float32
+    return np.dtype(np.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
+
+
+def scipy_matrix(rows, cols, values, shape, crow=None):
+    """A SciPy CSR matrix over the entries (duplicates summed). With ``crow`` given, ``cols``
+    and ``values`` are already in CSR order and are used without a copy."""
+    from scipy import sparse as sp
+
+    values = values.astype(_compute_dtype(values.dtype), copy=False)
+    if crow is not None:
+        return sp.csr_matrix((values, cols, crow), shape=shape, copy=False)
+    # SciPy's COO -> CSR conversion is a counting sort: no argsort of the keys
+    return sp.coo_matrix((values, (rows, cols)), shape=shape).tocsr()
+
+
+def spmm(mat, dense: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
+    """``mat @ dense`` for a SciPy sparse matrix and a 1-D or 2-D array."""
+    r = mat @ dense.astype(_compute_dtype(dense.dtype), copy=False)
+    return np.asarray(r).astype(out_dtype, copy=False)
+
+
+def transpose_matrix(mat):
+    """``mat.T`` as CSR (a CSC @ dense product scatters; a CSR one gathers, and is faster)."""
+    return mat.T.tocsr()
+
+
+def sddmm(rows: np.ndarray, cols: np.ndarray, g: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``(g @ d.T)[rows, cols]`` without the dense product: one dot per stored entry, in
+    blocks so the gathered rows stay in cache."""
+    n = rows.shape[0]
+    if g.ndim == 1:  # (n,) output gradient of a matrix-vector product: d is (k,)
+        return g[rows] * d[cols]
+    out = np.empty(n, dtype=np.result_type(g.dtype, d.dtype))
+    step = max(1, (1 << 18) // max(1, g.shape[1]))
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        np.einsum("ij,ij->i", g[rows[s:e]], d[cols[s:e]], out=out[s:e])
+    return out
+
+
+def segment_softmax(indices: np.ndarray, values: np.ndarray, shape: tuple, dim: int, log: bool):
+    """Softmax (or log-softmax) of the stored values over the entries that share every index
+    but the one along ``dim`` (a sparse dim); implicit zeros take no part, as torch's."""
+    other = np.delete(indices, dim, axis=0)
+    if other.shape[0]:
+        dims = tuple(n for i, n in enumerate(shape[: indices.shape[0]]) if i != dim)
+        keys = np.ravel_multi_index(tuple(other), dims)
+        _, group = np.unique(keys, return_inverse=True)
+        group = group.reshape(-1)
+    else:
+        group = np.zeros(indices.shape[1], dtype=_INT)
+    ng = int(group.max()) + 1 if group.shape[0] else 0
+    mx = np.full((ng,) + values.shape[1:], -np.inf, dtype=values.dtype)
+    np.maximum.at(mx, group, values)
+    z = values - mx[group]
+    e = np.exp(z)
+    s = np.zeros((ng,) + values.shape[1:], dtype=values.dtype)
+    np.add.at(s, group, e)
+    if log:
+        return z - np.log(s)[group], group
+    return e / s[group], group
+
+
+def segment_sum(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    ng = int(group.max()) + 1 if group.shape[0] else 0
+    s = np.zeros((ng,) + values.shape[1:], dtype=values.dtype)
+    np.add.at(s, group, values)
+    return s[group]
+
+
+def concat_entries(indices_list, values_list):
+    return np.concatenate(indices_list, axis=1), np.concatenate(values_list, axis=0)
+
+
+def csr_to_coo_indices(crow: np.ndarray, col: np.ndarray) -> np.ndarray:
+    return np.stack([csr_rows(crow), col.astype(_INT, copy=False)])
+
+
+def swap_rows(indices: np.ndarray, d0: int, d1: int) -> np.ndarray:
+    out = indices.copy()
+    out[[d0, d1]] = indices[[d1, d0]]
+    return out
+
+
+def keep_rows(indices: np.ndarray, rows: list) -> np.ndarray:
+    return np.ascontiguousarray(indices[rows])
+
+
+def insert_row(indices: np.ndarray, pos: int) -> np.ndarray:
+    return np.insert(indices, pos, 0, axis=0)
+
+
+def index_arrays(indices: np.ndarray) -> tuple:
+    return tuple(indices)
+
+
+def np_exp(a: np.ndarray) -> np.ndarray:
+    return np.exp(a)

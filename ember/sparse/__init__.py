@@ -1,0 +1,11 @@
+"""Sparse tensors (``torch.sparse``): COO and CSR layouts, products in SciPy.
+
+Construct with ``ember.sparse_coo_tensor`` / ``ember.sparse_csr_tensor`` or
+``Tensor.to_sparse()``; multiply with ``ember.sparse.mm`` or ``@``. See ``_methods.py`` for the
+tensor class and ``_functions.py`` for the autograd steps.
+"""
+
+from ember.sparse import _tensor  # noqa: F401  (attaches the sparse methods to Tensor)
+from ember.sparse._methods import addmm, log_softmax, mm, softmax, sum
+
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]

@@ -1,0 +1,204 @@
+"""``SparseArray``: the backend array of a sparse tensor (its ``_data``).
+
+A sparse tensor is an ember ``Tensor`` whose ``_data`` is a ``SparseArray`` instead of a dense
+backend array: it holds the layout, the dense shape and dtype, and the raw index and value
+arrays (COO: ``indices`` (sparse_dim, nnz); CSR: ``crow`` and ``col``). Everything the generic
+Tensor machinery reads (``shape``, ``dtype``, ``ndim``, ``size``) works, so autograd edges,
+``requires_grad_`` and the engine handle sparse tensors unchanged. A dense kernel handed a
+``SparseArray`` fails with PyTorch's "Could not run ... 'SparseCPU' backend" error: every
+attribute and namespace function it lacks raises ``NotImplementedError`` naming it.
+"""
+
+from __future__ import annotations
+
+from ember import backend
+from ember._layout import sparse_coo, sparse_csr
+from ember.backend import _sparse as _k
+
+
+def unsupported(name: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"Could not run '{name}' with arguments from the 'SparseCPU' backend: ember's dense "
+        "kernels take strided tensors only. Convert with .to_dense() first."
+    )
+
+
+class SparseArray:
+    """Layout, shape, dtype and the index/value arrays of one sparse tensor (immutable, except
+    that gradient accumulation appends entries with ``+=``)."""
+
+    __slots__ = (
+        "layout",
+        "shape",
+        "dtype",
+        "values",
+        "indices",
+        "crow",
+        "col",
+        "coalesced",
+        "_mat",
+        "_mat_t",
+        "__weakref__",
+    )
+    base = None  # what the engine asks of a gradient's array before keeping it
+    flags = None
+    __array_ufunc__ = None  # NumPy must not treat it as an object scalar
+
+    def __init__(self, layout, shape, values, indices=None, crow=None, col=None, coalesced=False):
+        self.layout = layout
+        self.shape = tuple(shape)
+        self.dtype = values.dtype
+        self.values = values
+        self.indices = indices
+        self.crow = crow
+        self.col = col
+        self.coalesced = coalesced or layout is sparse_csr
+        self._mat = None
+        self._mat_t = None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported(name)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def nnz(self) -> int:
+        return self.values.shape[0]
+
+    @property
+    def sparse_dim(self) -> int:
+        return self.indices.shape[0] if self.layout is sparse_coo else 2
+
+    @property
+    def dense_dim(self) -> int:
+        return self.values.ndim - 1
+
+    def same_pattern(self, other: SparseArray) -> bool:
+        """Whether ``other`` stores its entries at the same index arrays (by identity)."""
+        if self.layout is sparse_coo:
+            return other.layout is sparse_coo and other.indices is self.indices
+        return other.layout is self.layout and other.crow is self.crow and other.col is self.col
+
+    def with_values(self, values) -> SparseArray:
+        """The same pattern (index arrays shared) with other values."""
+        return SparseArray(
+            self.layout, self.shape, values, self.indices, self.crow, self.col, self.coalesced
+        )
+
+    def copy(self) -> SparseArray:
+        c = lambda a: None if a is None else a.copy()  # noqa: E731
+        return SparseArray(
+            self.layout,
+            self.shape,
+            self.values.copy(),
+            c(self.indices),
+            c(self.crow),
+            c(self.col),
+            self.coalesced,
+        )
+
+    def rows_cols(self):
+        """Row and column of each stored entry of a 2-D array."""
+        if self.layout is sparse_coo:
+            return self.indices[0], self.indices[1]
+        return _k.csr_rows(self.crow), self.col
+
+    def coo_indices(self):
+        """The (sparse_dim, nnz) index array (built from CSR when needed)."""
+        if self.layout is sparse_coo:
+            return self.indices
+        return _k.csr_to_coo_indices(self.crow, self.col)
+
+    def check_matrix(self, op: str) -> None:
+        if self.ndim != 2 or self.dense_dim:
+            raise RuntimeError(
+                f"{op}: expected a 2-D sparse matrix without dense dims, got size "
+                f"{list(self.shape)} with {self.dense_dim} dense dims"
+            )
+
+    def matrix(self):
+        """This 2-D array as a SciPy CSR matrix (built once, then kept)."""
+        m = self._mat
+        if m is None:
+            if self.layout is sparse_csr:
+                m = _k.scipy_matrix(None, self.col, self.values, self.shape, crow=self.crow)
+            else:
+                r, c = self.rows_cols()
+                m = _k.scipy_matrix(r, c, self.values, self.shape)
+            self._mat = m
+        return m
+
+    def matrix_t(self):
+        m = self._mat_t
+        if m is None:
+            m = self._mat_t = _k.transpose_matrix(self.matrix())
+        return m
+
+    def dot(self, b):
+        """``self @ b`` for a dense 1-D or 2-D array: what ``ember.mm``/``matmul``/``addmm``
+        call when their first operand is sparse."""
+        self.check_matrix("mm")
+        if b.__class__ is SparseArray:
+            raise unsupported("mm (sparse @ sparse)")
+        return _k.spmm(self.matrix(), b, self.dtype)
+
+    def __iadd__(self, other):
+        # gradient accumulation into a sparse ``.grad``: entries appended (uncoalesced)
+        if other.__class__ is not SparseArray:
+            raise unsupported("add_ (sparse += dense)")
+        a, b = self._coo(), other._coo()
+        idx, val = _k.concat_entries([a.indices, b.indices], [a.values, b.values])
+        self.layout, self.indices, self.values = sparse_coo, idx, val
+        self.crow = self.col = self._mat = self._mat_t = None
+        self.coalesced = False
+        return self
+
+    def _coo(self) -> SparseArray:
+        if self.layout is sparse_coo:
+            return self
+        return SparseArray(sparse_coo, self.shape, self.values, self.coo_indices(), coalesced=True)
+
+
+class _SparseNamespace:
+    """The ``xp`` of a ``SparseArray``: the few backend functions the generic Tensor code asks
+    for; any other raises PyTorch's error for an op the sparse backend lacks."""
+
+    device_type = "cpu"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported(name)
+
+    @staticmethod
+    def copy(a):
+        return a.copy()
+
+    @staticmethod
+    def to_numpy(a):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    @staticmethod
+    def is_contiguous(a) -> bool:
+        return False
+
+    @staticmethod
+    def device_index(a):
+        return None
+
+
+backend._BY_TYPE[SparseArray] = _SparseNamespace()

@@ -1,0 +1,252 @@
+"""The differentiable steps between sparse tensors and their values.
+
+Every sparse result is built by ``make`` from a values Tensor, so an op that only changes the
+values (``s * 2``, ``s.to(float64)``, ``s.t()``) is that op on ``values_of(s)`` and gets its
+gradient from the dense op. The products, softmax and coalescing are primitives here, with
+their gradients on raw arrays.
+"""
+
+from __future__ import annotations
+
+from ember import _dtype
+from ember._layout import sparse_coo, sparse_csr
+from ember.autograd import grad_mode as _gm
+from ember.autograd.function import Function
+from ember.backend import _sparse as _k
+from ember.sparse._array import SparseArray
+from ember.tensor import Tensor, _init, _wrap
+
+_new = object.__new__
+SPARSE_CLS = [Tensor]  # set to SparseTensor by ember.sparse._methods
+
+
+def new_sparse(arr: SparseArray, requires_grad: bool = False) -> Tensor:
+    """A leaf sparse tensor over ``arr`` (no copy)."""
+    t = _new(SPARSE_CLS[0])
+    _init(t, arr, requires_grad)
+    return t
+
+
+def is_sparse_data(d) -> bool:
+    return d.__class__ is SparseArray
+
+
+def values_at(g: Tensor, arr: SparseArray):
+    """The raw values of gradient ``g`` (dense or sparse) at the stored entries of ``arr``."""
+    gd = g._data
+    if gd.__class__ is SparseArray:
+        if arr.same_pattern(gd):
+            return gd.values
+        gc = gd._coo()
+        if not gc.coalesced:
+            idx, val, _ = _k.coalesce(gc.indices, gc.values, gc.shape)
+        else:
+            idx, val = gc.indices, gc.values
+        src = _k.linear_keys(idx, gd.shape)
+        keys = _k.linear_keys(arr.coo_indices(), arr.shape)
+        return _k.sparse_lookup(keys, src, val)
+    return _k.gather(gd, arr.coo_indices())
+
+
+def grad_like(g: Tensor, arr: SparseArray) -> Tensor:
+    """Gradient ``g`` masked to the pattern of ``arr``: a sparse tensor with its entries."""
+    return new_sparse(arr.with_values(values_at(g, arr)))
+
+
+class SparseNew(Function):
+    """Values (a Tensor) -> sparse tensor with given index arrays; the gradient of the values
+    is the output gradient read at the stored entries."""
+
+    _node_name = "SparseCooTensorWithDimsAndTensorsBackward0"
+
+    @staticmethod
+    def forward(ctx, values, pattern):
+        ctx.pattern = pattern
+        return new_sparse(pattern.with_values(values._data))
+
+    @staticmethod
+    def backward(ctx, g):
+        return _wrap(values_at(g, ctx.pattern)), None
+
+
+class SparseCsrNew(SparseNew):
+    _node_name = "SparseCompressedTensorBackward0"
+
+
+def make(values: Tensor, pattern: SparseArray) -> Tensor:
+    """A sparse tensor with ``pattern``'s index arrays and ``values`` (differentiable)."""
+    if pattern.layout is sparse_csr:
+        return SparseCsrNew.apply(values, pattern)
+    return SparseNew.apply(values, pattern)
+
+
+class Values(Function):
+    """Sparse tensor -> its values; the gradient is a sparse tensor of the same pattern."""
+
+    _node_name = "ValuesBackward0"
+
+    @staticmethod
+    def forward(ctx, s):
+        ctx.arr = s._data
+        return _wrap(s._data.values)
+
+    @staticmethod
+    def backward(ctx, g):
+        return new_sparse(ctx.arr.with_values(g._data))
+
+
+def values_of(s: Tensor) -> Tensor:
+    """The values of ``s`` as a Tensor that carries ``s``'s history."""
+    if s._requires_grad and _gm.state.enabled:
+        return Values.apply(s)
+    return _wrap(s._data.values)
+
+
+class ToDense(Function):
+    _node_name = "ToDenseBackward0"
+
+    @staticmethod
+    def forward(ctx, s):
+        a = ctx.arr = s._data
+        if a.layout is sparse_csr:
+            return _wrap(_k.csr_to_dense(a.crow, a.col, a.values, a.shape))
+        return _wrap(_k.coo_to_dense(a.indices, a.values, a.shape, a.coalesced))
+
+    @staticmethod
+    def backward(ctx, g):
+        # NOTE: matches torch: the gradient is masked to the input's pattern (masked_grad)
+        return grad_like(g, ctx.arr)
+
+
+class ToSparse(Function):
+    _node_name = "ToSparseBackward0"
+
+    @staticmethod
+    def forward(ctx, x, layout, sparse_dim):
+        a = x._data
+        if layout is sparse_csr:
+            crow, col, val = _k.dense_to_csr(a)
+            return new_sparse(SparseArray(sparse_csr, a.shape, val, crow=crow, col=col))
+        idx, val = _k.dense_to_coo(a, sparse_dim)
+        return new_sparse(SparseArray(sparse_coo, a.shape, val, idx, coalesced=True))
+
+    @staticmethod
+    def backward(ctx, g):
+        gd = g._data
+        if gd.__class__ is SparseArray:
+            return ToDense.apply(g), None, None
+        return g, None, None
+
+
+class Coalesce(Function):
+    _node_name = "CoalesceBackward0"
+
+    @staticmethod
+    def forward(ctx, s):
+        a = ctx.arr = s._data
+        idx, val, inv = _k.coalesce(a.indices, a.values, a.shape)
+        ctx.inverse = inv
+        out = SparseArray(sparse_coo, a.shape, val, idx, coalesced=True)
+        ctx.out = out
+        return new_sparse(out)
+
+    @staticmethod
+    def backward(ctx, g):
+        v = values_at(g, ctx.out)
+        return new_sparse(ctx.arr.with_values(v[ctx.inverse]))
+
+
+class SparseMm(Function):
+    """``beta * input + alpha * (s @ d)`` with ``s`` sparse (input optional), in SciPy.
+
+    ``s``'s gradient is, as torch's: dense ``g @ d.T`` for ``torch.mm``/``@`` on a sparse leaf
+    (``MmBackward0``), else masked to ``s``'s pattern (computed per stored entry, never as a
+    dense product: the same values reach ``s``'s values either way).
+    """
+
+    _node_name = "MmBackward0"
+    _masked = False  # torch.sparse.mm/addmm: sparse gradient even for a leaf
+
+    @staticmethod
+    def forward(ctx, input, s, d, beta, alpha):
+        a = s._data
+        p = _k.spmm(a.matrix(), d._data, a.dtype)
+        if alpha != 1:
+            p *= alpha
+        if input is not None and beta != 0:
+            p += input._data if beta == 1 else input._data * beta
+        ctx.s, ctx.d, ctx.beta, ctx.alpha = s, d, beta, alpha
+        return _wrap(p)
+
+    @staticmethod
+    def backward(ctx, g):
+        s, d, beta, alpha = ctx.s, ctx.d, ctx.beta, ctx.alpha
+        need_i, need_s, need_d = ctx.needs_input_grad[:3]
+        gi = gs = gd = None
+        if need_i:
+            gi = g if beta == 1 else g * beta
+        if alpha != 1:
+            g = g * alpha
+        graph = _gm.state.enabled  # create_graph: Tensor ops, differentiable again
+        if need_s:
+            leaf = ctx._next[1] is not None and ctx._next[1][1] is None
+            if leaf and not ctx._masked:
+                gs = g @ d.mT if d.ndim == 2 else g.unsqueeze(-1) * d
+            else:
+                a = s._data
+                r, c = a.rows_cols()
+                gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
+        if need_d:
+            if graph:
+                gd = mm_sparse(transpose(s), g)
+            else:
+                gd = _wrap(_k.spmm(s._data.matrix_t(), g._data, d._data.dtype))
+        return gi, gs, gd, None, None
+
+
+class SparseAddmm(SparseMm):
+    _node_name = "AddmmBackward0"
+
+
+class SparseMmMasked(SparseMm):
+    _node_name = "SparseAddmmBackward0"
+    _masked = True
+
+
+def mm_sparse(s: Tensor, d: Tensor, input=None, beta=1, alpha=1, cls=SparseMm) -> Tensor:
+    return cls.apply(input, s, d, beta, alpha)
+
+
+def transpose(s: Tensor) -> Tensor:
+    """The 2-D transpose of a COO or CSR tensor, as COO (differentiable)."""
+    a = s._data
+    idx = a.coo_indices()
+    pattern = SparseArray(sparse_coo, (a.shape[1], a.shape[0]), a.values, _k.swap_rows(idx, 0, 1))
+    if a.layout is sparse_csr:
+        return SparseNew.apply(values_of(s), pattern)
+    return make(values_of(s), pattern)
+
+
+class Softmax(Function):
+    _node_name = "SparseSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, s, dim, log):
+        a = s._data
+        y, group = _k.segment_softmax(a.indices, a.values, a.shape, dim, log)
+        ctx.arr, ctx.y, ctx.group, ctx.log = a, y, group, log
+        return new_sparse(a.with_values(y))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, y, group = ctx.arr, ctx.y, ctx.group
+        gv = values_at(g, a)
+        if ctx.log:  # d log_softmax: g - softmax * sum(g)
+            gx = gv - _k.np_exp(y) * _k.segment_sum(group, gv)
+        else:  # d softmax: y * (g - sum(g * y))
+            gx = y * (gv - _k.segment_sum(group, gv * y))
+        return new_sparse(a.with_values(gx)), None, None
+
+
+def np_dtype(dt) -> object:
+    return dt._np if isinstance(dt, _dtype.dtype) else dt
