@@ -141,6 +141,19 @@ def numel(input: Tensor) -> int:
 from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
 from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
+from ember._layout import (  # noqa: F401,E402
+    jagged,
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
+from ember import sparse  # noqa: F401,E402
+from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
+from ember.sparse._methods import spmm  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
 from ember.storage import *  # noqa: F401,F403,E402
 from ember.ops.legacy import *  # noqa: F401,F403,E402

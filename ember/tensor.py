@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ember import _dtype, backend
 from ember._device import CPU, META, device
+from ember._layout import strided as _strided
 from ember.autograd import grad_mode as _gm
 
 _new = object.__new__
@@ -55,6 +56,9 @@ class Tensor:
     _view_version = 0  # on views: the version counter when the view's history was last valid
     _view_of_function = None  # on views made by a user Function: its name (no in-place on them)
     __array_priority__ = 1000  # make ``ndarray + Tensor`` defer to Tensor.__radd__
+    layout = _strided  # sparse tensors (ember/sparse) override these three
+    is_sparse = False
+    is_sparse_csr = False
 
     def __new__(cls, *args, **kwargs):
         from ember.ops.creation import _legacy_new
