@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 from ember import _dtype
-from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.broadcast import broadcast_shapes
@@ -28,9 +27,9 @@ from ember.tensor import Tensor, _wrap, _wrap_dim
 _INF = math.inf
 
 
-def _check_float(input: Tensor, op: str, low_precision: bool = True):
+def _check_float(input: Tensor, op: str, low_precision: bool = True, kinds: str = "fV"):
     d = input._data.dtype
-    if d.kind != "f":
+    if d.kind not in kinds:
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
         )
@@ -42,7 +41,7 @@ def _apply_dtype(input: Tensor, dtype, op: str) -> Tensor:
     if dtype is None:
         return input
     npd = _dtype.to_np(dtype)
-    if npd.kind != "f":
+    if npd.kind not in "fcV":
         raise RuntimeError(f"{op}: dtype should be floating point or complex. Got {_tname(npd)}")
     if npd.itemsize < input._data.dtype.itemsize:
         raise RuntimeError(
@@ -74,7 +73,8 @@ class LinalgVectorNorm(Function):
             r = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
         else:
             r = xp.sum(x**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-        r = xp.asarray(r).astype(a.dtype, copy=False)
+        # a complex input's norm is real (NOTE: matches torch)
+        r = xp.asarray(r).astype(_dtype.from_np(a.dtype).to_real()._np, copy=False)
         ctx.save_for_backward(a, r)
         return r
 
@@ -96,7 +96,7 @@ def _vector_norm_backward(ctx, g, x, norm):
     if p == 0:
         return g * 0 * x
     sgn = _wrap(xp.sign(xd))
-    absx = x * sgn
+    absx = x * sgn if xd.dtype.kind != "c" else x.abs()
     if p == 1:
         return g * sgn
     nd = norm._data
@@ -127,7 +127,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     """
     if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    _check_float(x, "linalg.vector_norm")
+    _check_float(x, "linalg.vector_norm", kinds="fcV")
     x = _apply_dtype(x, dtype, "linalg.vector_norm")
     axes = _axes(x, dim)
     if (ord < 0 or ord == _INF) and x._data.size == 0:
@@ -144,50 +144,6 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                     "because this dimension is empty and the operation does not have an identity"
                 )
     return unary(LinalgVectorNorm, x, ord, axes, keepdim)
-
-
-class _Svdvals(Function):
-    _array_forward = True
-    _node_name = "LinalgSvdBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        xp = xp_of(a)
-        if not hasattr(xp, "linalg") or not hasattr(xp.linalg, "svd"):
-            raise NotImplementedError(
-                f"singular values on the {xp.device_type} device are not supported by ember"
-            )
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
-        ctx.u, ctx.vh = u, vh
-        return s
-
-    @staticmethod
-    def backward(ctx, g):
-        if _gm.state.enabled:
-            raise NotImplementedError(
-                "double backward through singular values (svdvals, matrix norms 'nuc', 2 and -2) "
-                "is not supported by ember"
-            )
-        # d sigma_k = u_k^T dA v_k, so dA = U diag(g) V^T
-        u, vh = ctx.u, ctx.vh
-        gd = g._data
-        return _wrap(xp_of(gd).matmul(u * gd[..., None, :], vh))
-
-
-def svdvals(A: Tensor, *, driver=None) -> Tensor:
-    """Singular values of ``A`` (or of each matrix of a batch), in descending order.
-
-    Example:
-        >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, -4.0]]))
-        tensor([4., 3.])
-    """
-    if A.ndim < 2:
-        raise RuntimeError(
-            f"linalg.svd: The input tensor A must have at least 2 dimensions (got shape "
-            f"{tuple(A.shape)})"
-        )
-    _check_float(A, "linalg.svd", low_precision=False)
-    return unary(_Svdvals, A)
 
 
 def _backshift(A: Tensor, d0: int, d1: int) -> tuple:
@@ -243,7 +199,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 
 def _svd_norm(A: Tensor, dims, keepdim: bool, ord):
     B, perm = _backshift(A, *dims)
-    s = svdvals(B)
+    s = _decomp.svdvals(B)  # differentiable to any order (through the svd)
     if ord == "nuc":
         r = _sum(s, -1, keepdim)
     elif s.shape[-1] == 0:
@@ -447,20 +403,23 @@ def solve_triangular(
 
 
 from ember.ops import linalg_decomp as _decomp  # noqa: E402
+from ember.ops import linalg_lstsq as _lstsq  # noqa: E402
+from ember.ops import linalg_qr as _qr  # noqa: E402
 from ember.ops import linalg_solve as _solve  # noqa: E402
 
 # The decompositions and solvers live in ember/ops/linalg_{decomp,solve}.py; ember.linalg
 # re-exports the names each lists in LINALG_ALL.
-for _m in (_solve, _decomp):
+for _m in (_solve, _decomp, _qr, _lstsq):
     globals().update({_n: getattr(_m, _n) for _n in _m.LINALG_ALL})
 
 __all__ = [
     *_solve.LINALG_ALL,
     *_decomp.LINALG_ALL,
+    *_qr.LINALG_ALL,
+    *_lstsq.LINALG_ALL,
     "norm",
     "vector_norm",
     "matrix_norm",
-    "svdvals",
     "multi_dot",
     "cross",
     "matmul",

@@ -1,29 +1,25 @@
-"""The torch.linalg decompositions (svd, eigh, qr, lstsq, householder products, eig) and the
-quantities built on them (pinv, matrix_rank, cond), with their old top-level names.
+"""torch.linalg's spectral decompositions: svd (+ svdvals), eigh (+ eigvalsh), eig (+ eigvals),
+with the old ``torch.svd``; the input checks and error wording the other linalg_* files share.
 
 The factorizations are primitives whose forward is one batched LAPACK call in the backend
 (``backend/_linalg_decomp.py``) and whose backward is PyTorch's formula written in Tensor ops, so
-double backward works. Everything else composes them, as torch's implicit-autograd ops do, so
-gradients flow through the same formulas (pinv through svd/eigh, eigvalsh through eigh...).
-Householder products and ``ormqr`` apply one reflector at a time (batched over matrices); with
-a gradient to compute they do it in Tensor ops, so autograd differentiates the product itself.
+double backward works. Values-only forms (svdvals, eigvalsh, eigvals) skip the vectors when no
+gradient is needed and go through the full factorization when one is (as torch does).
+QR and the Householder family live in ``linalg_qr.py``; pinv, matrix_rank, cond and lstsq in
+``linalg_lstsq.py``.
 
-LinalgSvd, LinalgEigh and LinalgQr keep ``materialize_grads`` off: an output nobody used
+LinalgSvd, LinalgEigh and LinalgEig keep ``materialize_grads`` off: an output nobody used
 reaches backward as None, and torch's formulas take shorter (and, for repeated singular values,
 finite) branches then.
 """
 
 from __future__ import annotations
 
-import math
-
-from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops._selection import _return_type
 from ember.ops.diagonal import diag_embed
-from ember.ops.joining import cat
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _out_tuple, _tname
 from ember.tensor import Tensor, _wrap
@@ -250,6 +246,23 @@ def _svdvals(A: Tensor) -> Tensor:
     return _Svdvals.apply(A)
 
 
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """The singular values of each matrix of ``A``, descending (``torch.linalg.svdvals``).
+    Differentiable to any order (through the full svd when a gradient is needed).
+
+    Example:
+        >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, -4.0]]))
+        tensor([4., 3.])
+    """
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+            "with cuSOLVER backend."
+        )
+    _check_svd_input(A)
+    return _out(_svdvals(A), out)
+
+
 def _svd_old(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """``torch.svd``: ``(U, S, V)`` with ``V`` (not ``Vh``); ``some=True`` gives the reduced
     factors. With ``compute_uv=False`` ``U`` and ``V`` are zero ``(m, m)``/``(n, n)`` matrices.
@@ -375,632 +388,6 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     return _out(w, out)
 
 
-# ---- qr -----------------------------------------------------------------------------------------
-class LinalgQr(Function):
-    _array_forward = True
-    _node_name = "LinalgQrBackward0"
-
-    @staticmethod
-    def forward(ctx, a, mode):
-        q, r = xp_of(a).linalg_qr(a, mode)
-        ctx.mode = mode
-        ctx.save_for_backward(q, r)
-        return q, r
-
-    @staticmethod
-    def backward(ctx, gQ, gR):
-        Q, R = ctx.saved_tensors
-        if ctx.mode == "r":
-            raise RuntimeError(
-                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
-                "through linalg.qr."
-            )
-        m, n = Q.shape[-2], R.shape[-1]
-        if ctx.mode == "complete" and m > n:
-            raise RuntimeError(
-                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
-            )
-        if gQ is None and gR is None:
-            return None, None
-        if m >= n:
-            return _qr_backward_tall(gQ, gR, Q, R), None
-        # A = Q [X | Y], R = [U | V]: X = Q U is a square QR, Y = Q V
-        U, V = R[..., :, :m], R[..., :, m:]
-        gU = gY = None
-        gQp = gQ
-        if gR is not None:
-            gU, gV = gR[..., :, :m], gR[..., :, m:]
-            gQp = (Q @ V) @ gV.mH if gQ is None else gQ + (Q @ V) @ gV.mH
-            gY = Q @ gV
-        gX = _qr_backward_tall(gQp, gU, Q, U)
-        if gY is None:
-            gY = (Q @ V) * 0
-        return cat([gX, gY], -1), None
-
-
-LinalgQr._Node.materialize_grads = False
-
-
-def _qr_backward_tall(gQ, gR, Q, R):
-    """m >= n: gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^-H."""
-    from ember.linalg import solve_triangular
-
-    if gR is not None:
-        N = gR @ R.mH
-        if gQ is not None:
-            N = N - Q.mH @ gQ
-    else:
-        N = -(Q.mH @ gQ)
-    N = N.triu()
-    d = N.diagonal(dim1=-2, dim2=-1)
-    if _complex(N):
-        d = d.real
-    X = Q @ (N + N.mH - diag_embed(d.to(N.dtype)))
-    if gQ is not None:
-        X = X + gQ
-    return solve_triangular(R.mH, X, upper=False, left=False)
-
-
-_QR_MODES = ("reduced", "complete", "r")
-
-
-def qr(A: Tensor, mode: str = "reduced", *, out=None):
-    """The QR decomposition ``A = Q R`` of each matrix (``torch.linalg.qr``), with LAPACK's
-    (geqrf) signs, as torch: ``mode='reduced'`` (``Q`` is ``(m, k)``), ``'complete'`` (``Q``
-    square) or ``'r'`` (``R`` only; ``Q`` empty).
-
-    Example:
-        >>> ember.linalg.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).R
-        tensor([[-5.0000, -2.2000],
-                [ 0.0000,  0.4000]])
-    """
-    if mode not in _QR_MODES:
-        raise RuntimeError(
-            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
-            "'r', or 'complete'"
-        )
-    _at_least_2d(A, "linalg.qr")
-    _float_input(A, "linalg.qr", "geqrf_cpu")
-    return _out_tuple(_RETURN_TYPES["linalg_qr"](*LinalgQr.apply(A, mode)), out)
-
-
-_QR_WARNED = False
-
-
-def _qr_old(input: Tensor, some: bool = True, *, out=None):
-    """``torch.qr``: ``linalg.qr`` with ``some=True`` the reduced and ``False`` the complete
-    factorization.
-
-    Example:
-        >>> import warnings
-        >>> with warnings.catch_warnings():  # torch.qr warns that it is deprecated
-        ...     warnings.simplefilter("ignore")
-        ...     ember.qr(ember.tensor([[3.0, 1.0], [4.0, 2.0]])).R.shape
-        ember.Size([2, 2])
-    """
-    global _QR_WARNED
-    if not _QR_WARNED:  # NOTE: matches torch: warned once per process
-        _QR_WARNED = True
-        import warnings
-
-        warnings.warn(
-            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
-            "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
-            "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
-            "torch.linalg.qr(A, 'reduced' if some else 'complete')",
-            UserWarning,
-            stacklevel=2,
-        )
-    Q, R = qr(input, "reduced" if some else "complete")
-    return _out_tuple(_RETURN_TYPES["qr"](Q, R), out)
-
-
-class Geqrf(Function):
-    _array_forward = True
-    _node_name = "GeqrfBackward0"
-
-    @staticmethod
-    def forward(ctx, a):
-        return xp_of(a).geqrf(a)
-
-    @staticmethod
-    def backward(ctx, ga, gtau):
-        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
-
-
-def geqrf(input: Tensor, *, out=None):
-    """LAPACK's geqrf (``torch.geqrf``): ``a`` holds ``R`` on and above the diagonal and the
-    Householder vectors below it, ``tau`` their scales; ``householder_product(a, tau)`` is
-    ``Q``. Not differentiable (as in torch).
-
-    Example:
-        >>> ember.geqrf(ember.tensor([[3.0], [4.0]])).tau
-        tensor([1.6000])
-    """
-    if input._data.ndim < 2:
-        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    _float_input(input, "geqrf", "geqrf_cpu", refuse_int=False)
-    return _out_tuple(_RETURN_TYPES["geqrf"](*Geqrf.apply(input)), out)
-
-
-# ---- householder products -----------------------------------------------------------------------
-def _check_reflectors(input: Tensor, tau: Tensor, op: str) -> None:
-    if input._data.ndim < 2:
-        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
-    if tau._data.ndim != input._data.ndim - 1:
-        raise RuntimeError(
-            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
-            f"to {tau.ndim} and input.ndim is equal to {input.ndim}"
-        )
-    if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
-        raise RuntimeError(
-            f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
-            f"{list(tau.shape[:-1])}"
-        )
-
-
-def _reflectors(A: Tensor, k: int) -> Tensor:
-    """Unit lower-trapezoidal Householder vectors (the first ``k`` columns of ``A``)."""
-    m = A.shape[-2]
-    xp = xp_of(A._data)
-    return A[..., :, :k].tril(-1) + _wrap(xp.eye(m, k, dtype=A._data.dtype))
-
-
-class _Householder(Function):
-    _array_forward = True
-    _node_name = "LinalgHouseholderProductBackward0"
-
-    @staticmethod
-    def forward(ctx, a, tau):
-        return xp_of(a).householder_product(a, tau)
-
-
-def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
-    """The first ``n`` columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``, ``v_i``
-    the ``i``-th column of ``A`` below the diagonal with a unit diagonal entry (LAPACK's orgqr;
-    ``torch.linalg.householder_product``). With ``geqrf``'s output it is ``Q``.
-
-    Example:
-        >>> a, tau = ember.geqrf(ember.tensor([[3.0, 1.0], [4.0, 2.0]]))
-        >>> ember.linalg.householder_product(a, tau)
-        tensor([[-0.6000, -0.8000],
-                [-0.8000,  0.6000]])
-    """
-    op = "torch.linalg.householder_product"
-    _check_reflectors(A, tau, op)
-    m, n = A.shape[-2:]
-    k = tau.shape[-1]
-    if m < n:
-        raise RuntimeError(
-            f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
-        )
-    if n < k:
-        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
-    if tau.dtype != A.dtype:
-        raise RuntimeError(
-            f"{op}: tau dtype {_tname(tau._data.dtype)} does not match input dtype "
-            f"{_tname(A._data.dtype)}"
-        )
-    _float_input(A, op, "orgqr_cpu", refuse_int=False)
-    if _gm.state.enabled and (A._requires_grad or tau._requires_grad):
-        # the product in Tensor ops (one reflector at a time): autograd differentiates it
-        V = _reflectors(A, k)
-        xp = xp_of(A._data)
-        Q = _wrap(xp.eye(m, n, dtype=A._data.dtype)).expand(*A.shape)
-        for i in range(k - 1, -1, -1):
-            v = V[..., :, i : i + 1]
-            Q = Q - (tau[..., i, None, None] * v) @ (_conj(v).mT @ Q)
-        return _out(Q, out)
-    return _out(_Householder.apply(A, tau), out)
-
-
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:
-    """``torch.orgqr``: an alias of ``linalg.householder_product``.
-
-    Example:
-        >>> a, tau = ember.geqrf(ember.tensor([[3.0], [4.0]]))
-        >>> ember.orgqr(a, tau)
-        tensor([[-0.6000],
-                [-0.8000]])
-    """
-    return householder_product(input, tau)
-
-
-class _Ormqr(Function):
-    _array_forward = True
-    _node_name = "OrmqrBackward0"
-
-    @staticmethod
-    def forward(ctx, a, tau, c, left, transpose):
-        return xp_of(a).ormqr(a, tau, c, left, transpose)
-
-
-def ormqr(
-    input: Tensor,
-    tau: Tensor,
-    other: Tensor,
-    left: bool = True,
-    transpose: bool = False,
-    *,
-    out=None,
-) -> Tensor:
-    """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, ``op`` the conjugate transpose when
-    ``transpose``, for ``Q = H_1 ... H_k`` as ``geqrf`` stores it (LAPACK's ormqr), without
-    forming ``Q``.
-
-    Example:
-        >>> a, tau = ember.geqrf(ember.tensor([[3.0, 1.0], [4.0, 2.0]]))
-        >>> ember.ormqr(a, tau, ember.eye(2), transpose=True)
-        tensor([[-0.6000, -0.8000],
-                [-0.8000,  0.6000]])
-    """
-    op = "torch.ormqr"
-    if input._data.ndim < 2:
-        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
-    if other._data.ndim < 2:
-        raise RuntimeError(f"{op}: other must have at least 2 dimensions.")
-    if tau._data.ndim != input._data.ndim - 1:
-        raise RuntimeError(
-            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
-            f"to {tau.ndim} and input.ndim is equal to {input.ndim}"
-        )
-    if other._data.ndim != input._data.ndim:
-        raise RuntimeError(
-            f"{op}: Expected other to have the same number of dimensions as input, but got "
-            f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}"
-        )
-    left_size = other.shape[-2] if left else other.shape[-1]
-    if left_size != input.shape[-2]:
-        which = "other.shape[-2]" if left else "other.shape[-1]"
-        raise RuntimeError(f"{op}: {which} must be equal to input.shape[-2]")
-    k = tau.shape[-1]
-    if k > min(left_size, input.shape[-1]):
-        which = "other.shape[-2]" if left else "other.shape[-1]"
-        raise RuntimeError(f"{op}: tau.shape[-1] must be equal to min({which}, input.shape[-1])")
-    for name, t in (("tau", tau), ("other", other)):
-        if tuple(t.shape[: -2 if name == "other" else -1]) != tuple(input.shape[:-2]):
-            raise RuntimeError(
-                f"{op}: Expected batch dimensions of {name} to be equal to input.shape[:-2], but "
-                f"got {list(t.shape[: -2 if name == 'other' else -1])}"
-            )
-        if t.dtype != input.dtype:
-            raise RuntimeError(
-                f"{op}: Expected input and {name} to have the same dtype, but input has dtype"
-                f"{_tname(input._data.dtype)} and {name} has dtype {_tname(t._data.dtype)}"
-            )
-    _float_input(input, op, "ormqr_cpu", refuse_int=False)
-    if _gm.state.enabled and (input._requires_grad or tau._requires_grad or other._requires_grad):
-        V = _reflectors(input, k)
-        t = _conj(tau) if transpose else tau
-        C = other
-        order = range(k) if left == transpose else range(k - 1, -1, -1)
-        for i in order:
-            v = V[..., :, i : i + 1]
-            ti = t[..., i, None, None]
-            if left:
-                C = C - (ti * v) @ (_conj(v).mT @ C)
-            else:
-                C = C - (C @ v) @ (ti * _conj(v).mT)
-        return _out(C, out)
-    return _out(_Ormqr.apply(input, tau, other, bool(left), bool(transpose)), out)
-
-
-# ---- pinv, matrix_rank, cond --------------------------------------------------------------------
-def _tolerances(A: Tensor, atol, rtol, op: str):
-    """torch's get_atol_rtol: float64 tolerances; rtol defaults to eps * max(m, n), or to 0
-    when a positive atol is given."""
-    xp = xp_of(A._data)
-
-    def as_t(v):
-        if isinstance(v, Tensor):
-            if v._data.dtype.kind == "c":
-                raise RuntimeError(f"{op}: {v} tensor of complex type is not supported.")
-            return v.to(_dtype.float64)
-        return _wrap(xp.asarray(float(v), dtype="float64"))
-
-    eps = _eps(A, op)
-    m, n = A.shape[-2:]
-    default = eps * max(m, n)
-    a = as_t(0.0 if atol is None else atol)
-    if rtol is not None:
-        r = as_t(rtol)
-    elif atol is not None:
-        r = _wrap(xp.where(a._data > 0, 0.0, default))
-    else:
-        r = as_t(default)
-    return a, r
-
-
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
-    """The Moore-Penrose pseudo-inverse (``torch.linalg.pinv``): singular values (absolute
-    eigenvalues when ``hermitian``) at or below ``max(atol, rtol * largest)`` count as zero;
-    ``rtol`` defaults to ``eps * max(m, n)`` (to 0 when only a positive ``atol`` is given).
-
-    Example:
-        >>> ember.linalg.pinv(ember.tensor([[2.0, 0.0], [0.0, 0.0]]))
-        tensor([[0.5000, 0.0000],
-                [0.0000, 0.0000]])
-    """
-    d = A._data.dtype
-    if A._data.ndim < 2 or d.kind not in "fc" or d.itemsize < 4 or d.name == "bfloat16":
-        raise RuntimeError(
-            f"linalg.pinv({_tname(d)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
-            "dimensions of float, double, cfloat or cdouble types"
-        )
-    a, r = _tolerances(A, atol, rtol, "torch.linalg.pinv")
-    with _gm.no_grad():
-        P = _pinv(A, a, r, hermitian)
-    if _gm.state.enabled and A._requires_grad:
-        P = LinalgPinv.apply(A, P._data)
-    return _out(P, out)
-
-
-class LinalgPinv(Function):
-    """pinv's node: torch differentiates the pseudo-inverse by its own formula (not through
-    the truncated svd), so the forward value is computed beforehand and passed in."""
-
-    _array_forward = True
-    _node_name = "LinalgPinvBackward0"
-
-    @staticmethod
-    def forward(ctx, a, p):
-        p = p.copy()
-        ctx.save_for_backward(a, p)
-        return p
-
-    @staticmethod
-    def backward(ctx, g):
-        A, P = ctx.saved_tensors
-        return _pinv_backward(g, P, A), None
-
-
-def _pinv(A, a, r, hermitian):
-    if hermitian:
-        S, U = eigh(A)
-        S_abs = S.abs()
-        top = S_abs.amax(-1, keepdim=True) if S.shape[-1] else S_abs
-        tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
-        S_inv = _where(S_abs > tol, S.reciprocal(), S).to(A.dtype)
-        return (U * S_inv.unsqueeze(-2)) @ U.mH
-    U, S, Vh = svd(A, full_matrices=False)
-    top = S[..., :1]
-    tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
-    S_inv = _where(S > tol, S.reciprocal(), S).to(A.dtype)
-    return (Vh.mH * S_inv.unsqueeze(-2)) @ U.mH
-
-
-def _maximum(x: Tensor, y: Tensor) -> Tensor:
-    from ember.ops.binary_math import maximum
-
-    return maximum(x, y)
-
-
-def _where(mask: Tensor, x: Tensor, like: Tensor) -> Tensor:
-    """``where(mask, x, 0)`` with a zero of ``like``'s dtype (torch's ``at::zeros({})``)."""
-    from ember.ops.ternary import where
-
-    return where(mask, x, _wrap(xp_of(like._data).zeros((), like._data.dtype)))
-
-
-def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
-    """``torch.pinverse``: ``linalg.pinv(input, rtol=rcond)``.
-
-    Example:
-        >>> ember.pinverse(ember.tensor([[2.0, 0.0], [0.0, 4.0]]))
-        tensor([[0.5000, 0.0000],
-                [0.0000, 0.2500]])
-    """
-    return pinv(input, rtol=rcond)
-
-
-def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None):
-    """The number of singular values (absolute eigenvalues when ``hermitian``) above
-    ``max(atol, rtol * largest)`` (``torch.linalg.matrix_rank``; the positional ``tol`` is
-    ``atol`` with ``rtol=0``).
-
-    Example:
-        >>> ember.linalg.matrix_rank(ember.tensor([[1.0, 2.0], [2.0, 4.0]]))
-        tensor(1)
-    """
-    if tol is not None:
-        if atol is not None or rtol is not None:
-            raise TypeError(
-                "linalg_matrix_rank() received an invalid combination of arguments: tol cannot "
-                "be given with atol or rtol"
-            )
-        atol, rtol = tol, 0.0
-    if A._data.ndim < 2:
-        raise RuntimeError(
-            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
-        )
-    a, r = _tolerances(A, atol, rtol, "torch.linalg.matrix_rank")
-    with _gm.no_grad():
-        S = eigvalsh(A).abs() if hermitian else _svdvals(A)
-        if S.shape[-1] == 0:
-            return _out(_wrap(xp_of(S._data).zeros(S.shape[:-1], "int64")), out)
-        top = S.amax(-1, keepdim=True)
-        tol_t = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
-        return _out((S > tol_t).sum(-1), out)
-
-
-_COND_ORDS = (None, "fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
-
-
-def cond(A: Tensor, p=None, *, out=None) -> Tensor:
-    """The condition number of each matrix in the norm ``p`` (``torch.linalg.cond``):
-    ``None``/2/-2 from the singular values (any shape), ``'fro'``, ``'nuc'``, ``inf``, ``-inf``,
-    1, -1 as ``norm(A) * norm(inv(A))`` (square only; ``inf`` for a singular matrix).
-
-    Example:
-        >>> ember.linalg.cond(ember.tensor([[1.0, 0.0], [0.0, 4.0]]))
-        tensor(4.)
-    """
-    if isinstance(p, bool) or not any(p == o and type(p) is not bool for o in _COND_ORDS):
-        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    xp = xp_of(A._data)
-    if p is None or (not isinstance(p, str) and abs(p) == 2):
-        _check_svd_input(A)
-        if A.numel() == 0:  # NOTE: matches torch: 0 for empty matrices, as NumPy leaves it open
-            real = xp.empty((), A._data.dtype).real.dtype
-            return _out(_wrap(xp.zeros(A.shape[:-2], real)), out)
-        S = _svdvals(A)
-        top, bottom = S[..., 0], S[..., -1]
-        return _out(bottom / top if p == -2 else top / bottom, out)
-    name = (
-        p
-        if isinstance(p, str)
-        else ("inf" if p == math.inf else "-inf" if p == -math.inf else str(int(p)))
-    )
-    _square(A, f"linalg.cond(ord={name})")
-    from ember import linalg
-
-    inv, info = linalg.inv_ex(A)
-    with _gm.no_grad():
-        bad = _wrap(xp.asarray(info._data > 0))
-    r = linalg.matrix_norm(A, p) * linalg.matrix_norm(inv, p)
-    return _out(_where_inf(bad, r), out)
-
-
-def _where_inf(mask: Tensor, x: Tensor) -> Tensor:
-    from ember.ops.ternary import where
-
-    return where(mask, _wrap(xp_of(x._data).full((), math.inf, x._data.dtype)), x)
-
-
-# ---- lstsq --------------------------------------------------------------------------------------
-_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-
-
-class LinalgLstsq(Function):
-    """The differentiable outputs of lstsq (solution, residuals), computed beforehand by the
-    LAPACK driver and passed in; backward is torch's, through ``pinv(A)``."""
-
-    _array_forward = True
-    _node_name = "LinalgLstsqBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b, x, res):
-        ctx.save_for_backward(a, b, x)
-        ctx.has_res = res.size > 0
-        return x.copy(), res
-
-    @staticmethod
-    def backward(ctx, gX, gRes):
-        A, B, X = ctx.saved_tensors
-        need_a, need_b = ctx.needs_input_grad[:2]
-        gA = gB = None
-        if gX is not None:
-            pinvA = pinv(A)
-            if need_a:
-                gA = _pinv_backward(gX @ B.mH, pinvA, A)
-            if need_b:
-                gB = pinvA.mH @ gX
-        if gRes is not None and ctx.has_res:
-            # at the least-squares optimum d||AX - B||^2 has no X term
-            R = A @ X - B
-            gR = 2 * R * gRes.unsqueeze(-2)
-            if need_a:
-                t = gR @ X.mH
-                gA = t if gA is None else gA + t
-            if need_b:
-                gB = -gR if gB is None else gB - gR
-        return gA, gB, None, None
-
-
-LinalgLstsq._Node.materialize_grads = False
-
-
-def _pinv_backward(g, pinvA, A):
-    """PyTorch's pinv_backward (the derivative of the pseudo-inverse, Golub and Pereyra)."""
-    m, n = A.shape[-2:]
-    pinvAh = pinvA.mH
-    gh = g.mH
-    if m <= n:
-        K = gh @ pinvA
-        KpinvAh = K @ pinvAh
-        return -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
-    K = pinvA @ gh
-    pinvAhK = pinvAh @ K
-    return -(K @ pinvA).mH + (gh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
-
-
-def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
-    """The least-squares solution of ``A X = B`` (``torch.linalg.lstsq``) by LAPACK's
-    ``driver`` (``'gelsy'`` by default; ``'gels'``, ``'gelsd'``, ``'gelss'``). Returns
-    ``(solution, residuals, rank, singular_values)``: residuals (squared, per column) when
-    ``m > n`` and every matrix has full rank (never with gelsy), rank except with gels, singular
-    values with gelsd/gelss; the others are empty, as in torch.
-
-    Example:
-        >>> A = ember.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-        >>> ember.linalg.lstsq(A, ember.tensor([[1.0], [2.0], [3.0]])).solution
-        tensor([[1.],
-                [2.]])
-    """
-    op = "torch.linalg.lstsq"
-    if A._data.ndim < 2:
-        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
-    if B._data.ndim < 1:
-        raise RuntimeError(f"{op}: other must have at least 1 dimension.")
-    if A.dtype != B.dtype:
-        raise RuntimeError(
-            f"{op}: Expected input and other to have the same dtype, but got input's dtype "
-            f"{_tname(A._data.dtype)} and other's dtype {_tname(B._data.dtype)}"
-        )
-    if not (A.ndim >= B.ndim and A.ndim - B.ndim <= 1):
-        raise RuntimeError(
-            f"{op}: input.dim() must be greater or equal to other.dim() and "
-            "(input.dim() - other.dim()) <= 1"
-        )
-    vector = B.ndim == A.ndim - 1
-    Bm = B.unsqueeze(-1) if vector else B
-    if A.shape[-2] != Bm.shape[-2]:
-        raise RuntimeError(f"{op}: input.size(-2) should match other.size({-1 if vector else -2})")
-    if driver is None:
-        driver = "gelsy"
-    if driver not in _DRIVERS:
-        raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    eps = _eps(A, op)
-    m, n = A.shape[-2:]
-    if rcond is None:
-        rcond = eps * max(m, n)
-    from ember.ops.broadcast import broadcast_shapes
-
-    batch = tuple(broadcast_shapes(A.shape[:-2], Bm.shape[:-2]))
-    A_ = A.expand(*batch, m, n)
-    B_ = Bm.expand(*batch, *Bm.shape[-2:])
-    xp = xp_of(A._data)
-    try:
-        raw, rank, sv = xp.linalg_lstsq(A_._data, B_._data, float(rcond), driver)
-    except xp.linalg.LinAlgError as e:
-        b, info = e.args if len(e.args) == 2 else (0, 0)
-        where = f"(Batch element {b}): " if len(batch) else ""
-        raise _linalg_error(
-            f"{op}: {where}The least squares solution could not be computed because the input "
-            f"matrix does not have full rank (error code: {info})."
-        ) from None
-    x = raw[..., :n, :]
-    real = sv.dtype
-    empty = lambda dt: _wrap(xp.zeros((0,), dt))  # noqa: E731
-    res = xp.zeros((0,), real)
-    if m > n and driver != "gelsy" and (driver == "gels" or bool(xp.all(rank == n))):
-        res = (xp.abs(raw[..., n:, :]) ** 2).sum(-2).astype(real, copy=False)
-    if _gm.state.enabled and (A._requires_grad or B._requires_grad):
-        X, R = LinalgLstsq.apply(A_, B_, x, res)
-    else:
-        X, R = _wrap(xp.ascontiguousarray(x)), _wrap(res)
-    if vector:
-        X = X.squeeze(-1)
-        if R.numel():
-            R = R.squeeze(-1)
-    rank_t = empty("int64") if driver == "gels" else _wrap(rank)
-    sv_t = _wrap(sv) if driver in ("gelsd", "gelss") else empty(real)
-    return _RETURN_TYPES["linalg_lstsq"](X, R, rank_t, sv_t)
-
-
 # ---- removed names: torch keeps them as stubs that say what replaced them ----------------------
 def _removed(name: str, msg: str):
     def fn(*args, **kwargs):
@@ -1013,12 +400,6 @@ def _removed(name: str, msg: str):
     return fn
 
 
-_lstsq_removed = _removed(
-    "lstsq",
-    "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has "
-    "reversed arguments and does not return the QR decomposition in the returned tuple "
-    "(although it returns other information about the problem).",
-)
 symeig = _removed(
     "symeig",
     "The default behavior has changed from using the upper triangular portion of the matrix "
@@ -1031,48 +412,19 @@ _eig_removed = _removed(
     "tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
     "L_complex = torch.linalg.eigvals(A)",
 )
-_matrix_rank_removed = _removed(
-    "matrix_rank",
-    "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was "
-    "renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
-)
-
 
 _svd_old.__name__ = _svd_old.__qualname__ = "svd"
-_qr_old.__name__ = _qr_old.__qualname__ = "qr"
 
 
 # ---- exports ------------------------------------------------------------------------------------
-# ember.linalg's names (torch.linalg.<name>)
-LINALG_ALL = (
-    "svd",
-    "eigh",
-    "eigvalsh",
-    "qr",
-    "pinv",
-    "matrix_rank",
-    "cond",
-    "lstsq",
-    "householder_product",
-)
+# ember.linalg's names (torch.linalg.<name>); linalg_qr.py and linalg_lstsq.py list theirs
+LINALG_ALL = ("svd", "svdvals", "eigh", "eigvalsh")
 
 # torch.<name>: the old names are different functions from the torch.linalg ones of the same
-# name (svd returns V, qr takes some=), so ember's namespace gets them under torch's names.
-_TOP = {
-    "svd": _svd_old,
-    "qr": _qr_old,
-    "pinverse": pinverse,
-    "geqrf": geqrf,
-    "orgqr": orgqr,
-    "ormqr": ormqr,
-    "lstsq": _lstsq_removed,
-    "symeig": symeig,
-    "eig": _eig_removed,
-    "matrix_rank": _matrix_rank_removed,
-}
-# Only the names whose module attribute is the top-level function; ember/__init__.py adds the
-# rest of _TOP (svd, qr... whose attributes here are the torch.linalg functions).
-__all__ = ["pinverse", "geqrf", "orgqr", "ormqr"]
+# name (svd returns V), so ember's namespace gets them under torch's names (ember/__init__.py
+# installs _TOP after the star import).
+_TOP = {"svd": _svd_old, "symeig": symeig, "eig": _eig_removed}
+__all__: list = []
 
-for _name in ("svd", "qr", "pinverse", "geqrf", "orgqr", "ormqr", "lstsq", "symeig", "eig"):
+for _name in ("svd", "symeig", "eig"):
     setattr(Tensor, _name, _TOP[_name])

@@ -1,5 +1,5 @@
-"""Rows for the top-level names of ember/ops/linalg_decomp.py (the torch.linalg ones and the
-factorizations with sign-ambiguous outputs are tested in tests/test_linalg_decomp.py)."""
+"""Rows for the top-level names of ember/ops/linalg_{decomp,qr,lstsq}.py (the torch.linalg ones and
+the factorizations with sign-ambiguous outputs are tested in tests/test_linalg_decomp.py)."""
 
 import numpy as np
 
