@@ -94,6 +94,8 @@ from ember.ops.cross import *  # noqa: F401,F403,E402
 from ember.ops.einsum import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
+from ember.ops.statistics import *  # noqa: F401,F403,E402
+from ember.ops.bucketing import *  # noqa: F401,F403,E402
 from ember.ops.combinatorics import *  # noqa: F401,F403,E402
 from ember.ops.calculus import *  # noqa: F401,F403,E402
 from ember.ops.distances import *  # noqa: F401,F403,E402

@@ -36,6 +36,8 @@ from ember.ops import (  # noqa: F401
     combinatorics,
     calculus,
     distances,
+    statistics,
+    bucketing,
     shape,
     slicing,
     softmax,
@@ -89,4 +91,6 @@ FAMILIES = (
     combinatorics,
     calculus,
     distances,
+    statistics,
+    bucketing,
 )
