@@ -38,11 +38,12 @@ class SparseArray:
         "coalesced",
         "_mat",
         "_mat_t",
+        "_coal",
         "__weakref__",
     )
     base = None  # what the engine asks of a gradient's array before keeping it
-    flags = None
     __array_ufunc__ = None  # NumPy must not treat it as an object scalar
+    __hash__ = object.__hash__
 
     def __init__(self, layout, shape, values, indices=None, crow=None, col=None, coalesced=False):
         self.layout = layout
@@ -55,11 +56,29 @@ class SparseArray:
         self.coalesced = coalesced or layout is sparse_csr
         self._mat = None
         self._mat_t = None
+        self._coal = None
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         raise unsupported(name)
+
+    @property
+    def flags(self):
+        return _FLAGS
+
+    @property
+    def strides(self):
+        raise NotImplementedError(
+            "sparse tensors have no storage or strides: ember.save, views and storage ops take "
+            "strided tensors; save t.to_dense(), or t.indices() and t.values()"
+        )
+
+    def __getitem__(self, key):
+        raise unsupported("index")
+
+    def __setitem__(self, key, value):
+        raise unsupported("index_put_")
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
@@ -110,6 +129,16 @@ class SparseArray:
             c(self.col),
             self.coalesced,
         )
+
+    def coalesced_array(self) -> SparseArray:
+        """This array with duplicate entries summed, in sorted order (built once)."""
+        if self.coalesced:
+            return self
+        c = self._coal
+        if c is None:
+            idx, val, _ = _k.coalesce(self.indices, self.values, self.shape)
+            c = self._coal = SparseArray(sparse_coo, self.shape, val, idx, coalesced=True)
+        return c
 
     def rows_cols(self):
         """Row and column of each stored entry of a 2-D array."""
@@ -162,15 +191,47 @@ class SparseArray:
             raise unsupported("add_ (sparse += dense)")
         a, b = self._coo(), other._coo()
         idx, val = _k.concat_entries([a.indices, b.indices], [a.values, b.values])
+        # NOTE: matches torch: an accumulated sparse .grad is coalesced
+        idx, val, _ = _k.coalesce(idx, val, self.shape)
         self.layout, self.indices, self.values = sparse_coo, idx, val
-        self.crow = self.col = self._mat = self._mat_t = None
-        self.coalesced = False
+        self.crow = self.col = self._mat = self._mat_t = self._coal = None
+        self.coalesced = True
         return self
 
     def _coo(self) -> SparseArray:
         if self.layout is sparse_coo:
             return self
         return SparseArray(sparse_coo, self.shape, self.values, self.coo_indices(), coalesced=True)
+
+
+def _refuse(name):
+    def op(self, *args, **kwargs):
+        raise unsupported(name)
+
+    op.__name__ = f"__{name}__"
+    return op
+
+
+for _n in (
+    "eq ne lt le gt ge add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod "
+    "rmod pow rpow matmul rmatmul and rand or ror xor rxor neg pos abs invert lshift rshift"
+).split():
+    setattr(SparseArray, f"__{_n}__", _refuse(_n))
+
+
+class _Flags:
+    """``flags`` of a SparseArray: writeable for the engine's checks; memory-order questions
+    (asked by views and reshapes) raise the sparse backend's error."""
+
+    writeable = True
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise unsupported("view")
+
+
+_FLAGS = _Flags()
 
 
 class _SparseNamespace:

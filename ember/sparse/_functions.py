@@ -190,10 +190,13 @@ class SparseMm(Function):
         graph = _gm.state.enabled  # create_graph: Tensor ops, differentiable again
         if need_s:
             leaf = ctx._next[1] is not None and ctx._next[1][1] is None
-            if leaf and not ctx._masked:
+            if leaf and not ctx._function._masked:
                 gs = g @ d.mT if d.ndim == 2 else g.unsqueeze(-1) * d
             else:
                 a = s._data
+                if leaf and a.layout is sparse_coo:
+                    # NOTE: matches torch: a sparse leaf's gradient has its coalesced pattern
+                    a = a.coalesced_array()
                 r, c = a.rows_cols()
                 gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
         if need_d:
