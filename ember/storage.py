@@ -306,6 +306,16 @@ LongStorage = _legacy("LongStorage", _dtype.int64)
 HalfStorage = _legacy("HalfStorage", _dtype.float16)
 FloatStorage = _legacy("FloatStorage", _dtype.float32)
 DoubleStorage = _legacy("DoubleStorage", _dtype.float64)
+_MORE = []
+for _name, _dt in (
+    ("BFloat16Storage", "bfloat16"),
+    ("ComplexFloatStorage", "complex64"),
+    ("ComplexDoubleStorage", "complex128"),
+):
+    if hasattr(_dtype, _dt):  # the dtypes joining ember in issue 12
+        globals()[_name] = _legacy(_name, getattr(_dtype, _dt))
+        _MORE.append(globals()[_name])
+        __all__.append(_name)
 _LEGACY = {
     c._legacy_dtype.name: c
     for c in (
@@ -318,6 +328,7 @@ _LEGACY = {
         HalfStorage,
         FloatStorage,
         DoubleStorage,
+        *_MORE,
     )
 }
 

@@ -548,6 +548,57 @@ def test_alias_errors_and_warnings():
 
 
 @needs_torch
+def test_embedding_renorm_():
+    _check(lambda lib: lib.embedding_renorm_(lib.ones(4, 2) * 3, lib.tensor([0, 2, 2]), 1.0, 2.0))
+    _check(lambda lib: lib.embedding_renorm_(lib.ones(3, 2), lib.tensor([[0, 1]]), 5.0, 1.0))
+
+
+@needs_torch
+def test_from_file(tmp_path):
+    path = tmp_path / "w.bin"
+    path.write_bytes(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+    p = str(path)
+    _check(lambda lib: lib.from_file(p, size=2, dtype=lib.int32))
+    _check(lambda lib: lib.from_file(p, dtype=lib.int32))
+    got = _outcome(lambda lib: lib.from_file(p, size=3, dtype=lib.int32), ember)
+    assert got[0] is RuntimeError and "smaller than the required mapping size <12>" in got[1]
+    t = ember.from_file(p, False, 2, dtype=ember.int32)
+    t[0] = 7
+    assert path.read_bytes()[0] == 1  # private copy
+    t = ember.from_file(p, True, 2, dtype=ember.int32)
+    t[0] = 9
+    del t
+    assert path.read_bytes()[0] == 9  # shared: written through
+
+
+@needs_torch
+def test_deprecated_resize_subclass_and_default_type():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check(lambda lib: lib.arange(4.0).resize(2, 2))
+        _check(lambda lib: lib.arange(4.0).resize(5))
+        _check(lambda lib: lib.arange(4.0).resize_as(lib.zeros(2, 2)))
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        ember.arange(4.0).resize(4)
+
+    class Mine(ember.Tensor):
+        pass
+
+    y = ember.ones(2, requires_grad=True) * 2
+    z = y.as_subclass(Mine)
+    assert type(z) is Mine and z.requires_grad and z._base is y
+    z.sum().backward()
+    with pytest.warns(UserWarning, match="set_default_tensor_type"):
+        ember.set_default_tensor_type(ember.DoubleTensor)
+    try:
+        assert ember.get_default_dtype() is ember.float64
+    finally:
+        ember.set_default_dtype(ember.float32)
+    x = ember.zeros(2)
+    assert x.const_data_ptr() == x.data_ptr()
+
+
+@needs_torch
 def test_dropout_aliases_train_mode():
     x = ember.ones(200, 10)
     for fn in (ember.dropout, ember.feature_dropout):

@@ -41,6 +41,7 @@ __all__ = [
     "dropout_",
     "embedding",
     "embedding_bag",
+    "embedding_renorm_",
     "feature_alpha_dropout",
     "feature_alpha_dropout_",
     "feature_dropout",
@@ -655,6 +656,27 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _F().embedding(
         indices, weight, pad, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse
     )
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type) -> Tensor:
+    """Scale, in place, each row of ``input`` named in ``indices`` whose ``norm_type``-norm
+    exceeds ``max_norm`` down to norm ``max_norm`` (what ``embedding(max_norm=...)`` does).
+
+    Example:
+        >>> ember.embedding_renorm_(ember.full((2, 2), 3.0), ember.tensor([1]), 1.0, 2.0)
+        tensor([[3.0000, 3.0000],
+                [0.7071, 0.7071]])
+    """
+    import ember
+
+    with _no_grad():
+        rows = ember.unique(indices.reshape(-1))
+        # NOTE: matches torch: norm and scale in double, the 1e-7 keeps a zero row finite
+        picked = input[rows].to(ember.float64)
+        norms = ember.linalg.vector_norm(picked, norm_type, dim=1, keepdim=True)
+        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7), ember.ones_like(norms))
+        input[rows] = (picked * scale).to(input.dtype)
+    return input
 
 
 def embedding_bag(

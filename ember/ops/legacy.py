@@ -24,6 +24,7 @@ __all__ = [
     "HalfTensor",
     "FloatTensor",
     "DoubleTensor",
+    "set_default_tensor_type",
     "typename",
 ]
 
@@ -118,6 +119,46 @@ LongTensor = _typed("LongTensor", _dtype.int64)
 HalfTensor = _typed("HalfTensor", _dtype.float16)
 FloatTensor = _typed("FloatTensor", _dtype.float32)
 DoubleTensor = _typed("DoubleTensor", _dtype.float64)
+if hasattr(_dtype, "bfloat16"):
+    BFloat16Tensor = _typed("BFloat16Tensor", _dtype.bfloat16)
+    __all__.append("BFloat16Tensor")
+
+
+def set_default_tensor_type(t) -> None:
+    """Legacy: set the default dtype from a typed class or its name (``'torch.DoubleTensor'``).
+    Deprecated in PyTorch 2.1 (and warns here too): use ``set_default_dtype``.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     ember.set_default_tensor_type(ember.DoubleTensor)
+        ...     d = ember.get_default_dtype()
+        ...     ember.set_default_tensor_type("torch.FloatTensor")
+        >>> d
+        ember.float64
+    """
+    import warnings
+
+    warnings.warn(
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if isinstance(t, str):
+        from ember.ops.conversion import _TYPE_NAMES
+
+        if t not in _TYPE_NAMES:
+            raise TypeError(f"invalid type: '{t}'")
+        dt = _TYPE_NAMES[t]
+    elif isinstance(t, _TensorType):
+        dt = t.dtype
+    else:
+        raise TypeError(f"invalid type: {t!r}")
+    if dt.name not in ("float16", "float32", "float64", "bfloat16"):
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(dt)
 
 
 _plain_type = Tensor.type
@@ -158,7 +199,65 @@ def typename(obj) -> str:
     return f"{module}.{qual}"
 
 
-# ---- per-element Python callbacks (CPU only) -----------------------------------------------------
+# ---- deprecated out-of-place resize, subclass views, pointers --------------------------------
+def _resize(self: Tensor, *sizes) -> Tensor:
+    """Deprecated: ``self`` with a new shape of the same number of elements (a view)."""
+    import math
+    import warnings
+
+    from ember.ops.shape import _size_args
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = _size_args(sizes)
+    n = math.prod(shape)
+    if n != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({n} elements in total), but the "
+            f"given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            "elements). autograd's resize can only change the shape of a given tensor, while "
+            "preserving the number of elements. "
+        )
+    return self.reshape(shape)
+
+
+def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """Deprecated: :meth:`resize` to ``tensor``'s shape."""
+    import warnings
+
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _resize(self, tensor.shape)
+
+
+def _as_subclass(self: Tensor, cls) -> Tensor:
+    """A view of ``self`` (same data, same autograd history) whose class is ``cls``.
+
+    Example:
+        >>> class Mine(ember.Tensor):
+        ...     pass
+        >>> type(ember.ones(2).as_subclass(Mine)).__name__
+        'Mine'
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: expected a subclass of Tensor, got {cls!r}")
+    out = self.view_as(self)
+    out.__class__ = cls
+    return out
+
+
+def _const_data_ptr(self: Tensor) -> int:
+    """``data_ptr()`` (ember has no read-only pointer distinction)."""
+    return self.data_ptr()
+
+
+Tensor.resize = _resize
+Tensor.resize_as = _resize_as
+Tensor.as_subclass = _as_subclass
+Tensor.const_data_ptr = _const_data_ptr
+
+
+# ---- per-element Python callbacks (CPU only) -------------------------------------------------
 def _elementwise(self: Tensor, name: str, fn, others) -> Tensor:
     if self._requires_grad:
         raise RuntimeError(

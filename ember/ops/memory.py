@@ -28,6 +28,7 @@ __all__ = [
     "empty_strided",
     "empty_permuted",
     "frombuffer",
+    "from_file",
     "from_dlpack",
     "to_dlpack",
     "get_device",
@@ -299,6 +300,42 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Ten
         )
     raw = _storage.frombuffer(buffer, offset, count * isz)
     return _wrap(_storage.typed(raw, dtype._np)).requires_grad_(requires_grad)
+
+
+def from_file(
+    filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False
+) -> Tensor:
+    """A 1-D tensor of ``size`` elements read from the start of a file. ``shared=True`` maps
+    the file, so writes to the tensor reach the file; otherwise the tensor is a private copy.
+
+    Example:
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "w.bin")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(bytes([1, 0, 2, 0]))
+        >>> ember.from_file(path, size=2, dtype=ember.int16)
+        tensor([1, 2], dtype=ember.int16)
+    """
+    import mmap
+    import os
+
+    from ember.backend import _storage
+
+    dt, _ = _factory_args(dtype, device)
+    need = size * dt.itemsize
+    have = os.path.getsize(filename)
+    if need > have:
+        raise RuntimeError(
+            f"file <{filename}> size <{have}> is smaller than the required mapping size <{need}>"
+        )
+    if need == 0:
+        return _wrap(backend.cpu.empty(0, dtype=dt._np))
+    with open(filename, "r+b" if shared else "rb") as f:
+        if shared:
+            buf = mmap.mmap(f.fileno(), need, access=mmap.ACCESS_WRITE)
+        else:
+            buf = bytearray(f.read(need))
+    return _wrap(_storage.typed(_storage.frombuffer(buf, 0, need), dt._np))
 
 
 def from_dlpack(ext_tensor) -> Tensor:
