@@ -167,14 +167,22 @@ def linalg_lstsq(a, b, rcond: float, driver: str):
     return out.reshape(batch + (rows, nrhs)), rank.reshape(batch), sv.reshape(batch + (k,))
 
 
-def linalg_eig(a):
-    """Eigenvalues and right eigenvectors (complex) of general square matrices (LAPACK geev)."""
-    if a.shape[-1] == 0:
-        ct = _np.result_type(a.dtype, _np.complex64)
-        return _np.zeros(a.shape[:-1], ct), _np.zeros(a.shape, ct)
-    w, v = _np.linalg.eig(a)
+def linalg_eig(a, compute_v: bool = True):
+    """Eigenvalues and right eigenvectors (complex; unit norm, largest entry real, LAPACK's
+    geev) of general square matrices; the eigenvalues alone when not ``compute_v``."""
     ct = _np.result_type(a.dtype, _np.complex64)
-    return w.astype(ct, copy=False), v.astype(ct, copy=False)
+    if a.shape[-1] == 0:
+        w = _np.zeros(a.shape[:-1], ct)
+        return (w, _np.zeros(a.shape, ct)) if compute_v else w
+    if compute_v:
+        w, v = _np.linalg.eig(a)
+        return w.astype(ct, copy=False), v.astype(ct, copy=False)
+    bad = ~_np.isfinite(a).all((-2, -1))
+    if bad.any():  # NOTE: matches torch: eigvals of a non-finite matrix are NaN, not an error
+        w = _np.linalg.eigvals(_np.where(bad[..., None, None], 0, a)).astype(ct, copy=False)
+        w[bad] = _np.nan
+        return w
+    return _np.linalg.eigvals(a).astype(ct, copy=False)
 
 
 def convergence_failure(kind: str, a):

@@ -105,6 +105,11 @@ def _conj(t: Tensor) -> Tensor:
     return t.conj() if _complex(t) else t
 
 
+def _mH(t: Tensor) -> Tensor:
+    """The conjugate transpose (``Tensor.mH`` does not conjugate complex tensors yet)."""
+    return t.mT.conj() if _complex(t) else t.mT
+
+
 def _eye_like(t: Tensor, n: int) -> Tensor:
     xp = xp_of(t._data)
     return _wrap(xp.eye(n, dtype=t._data.dtype))
@@ -149,11 +154,11 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
     UhgU = VhgV = None
     if gU is not None:
-        UhgU = U.mH @ gU
-        UhgU = UhgU - UhgU.mH
+        UhgU = _mH(U) @ gU
+        UhgU = UhgU - _mH(UhgU)
     if gVh is not None:
-        VhgV = Vh @ gVh.mH
-        VhgV = VhgV - VhgV.mH
+        VhgV = Vh @ _mH(gVh)
+        VhgV = VhgV - _mH(VhgV)
     if _complex(U):
         _gauge_check(
             UhgU,
@@ -178,12 +183,12 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     if m > n and gU is not None:
         gA = U @ gA
         gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - U @ (U.mH @ gUSinv)
+        gA = gA + gUSinv - U @ (_mH(U) @ gUSinv)
         return gA @ Vh
     if m < n and gVh is not None:
         gA = gA @ Vh
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
+        gA = gA + SinvgVh - (SinvgVh @ _mH(Vh)) @ Vh
         return U @ gA
     return U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
 
@@ -280,7 +285,7 @@ def _svd_old(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=N
         z = lambda k: _wrap(xp.zeros((*batch, k, k), input._data.dtype))  # noqa: E731
         return _out_tuple(rt(z(m), s, z(n)), out)
     U, S, Vh = LinalgSvd.apply(input, not some)
-    return _out_tuple(rt(U, S, Vh.mH), out)
+    return _out_tuple(rt(U, S, _mH(Vh)), out)
 
 
 # ---- eigh ---------------------------------------------------------------------------------------
@@ -319,8 +324,8 @@ def _eigh_backward(gL, gV, L, V):
     if gV is None:
         if gL is None:
             return None
-        return (V * gL.unsqueeze(-2).to(V.dtype)) @ V.mH
-    VhgV = V.mH @ gV
+        return (V * gL.unsqueeze(-2).to(V.dtype)) @ _mH(V)
+    VhgV = _mH(V) @ gV
     if _complex(V):
         _gauge_check(
             VhgV,
@@ -329,14 +334,14 @@ def _eigh_backward(gL, gV, L, V):
             "are specified up to multiplication by e^{i phi}. The specified loss "
             "function depends on this quantity, so it is ill-defined.",
         )
-    VhgV = 0.5 * (VhgV - VhgV.mH)
+    VhgV = 0.5 * (VhgV - _mH(VhgV))
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L, L.shape[-1])
     ret = VhgV / E
     if _complex(V):  # the diagonal is gL alone
         ret = ret - diag_embed(ret.diagonal(dim1=-2, dim2=-1))
     if gL is not None:
         ret = ret + diag_embed(gL.to(ret.dtype))
-    return V @ (ret @ V.mH)
+    return V @ (ret @ _mH(V))
 
 
 def _check_eigh_input(A: Tensor, op: str) -> None:
@@ -388,6 +393,134 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     return _out(w, out)
 
 
+# ---- eig ----------------------------------------------------------------------------------------
+class LinalgEig(Function):
+    _array_forward = True
+    _node_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        if xp.device_type != "meta" and not bool(xp.isfinite(a).all()):
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        try:
+            w, v = xp.linalg_eig(a, True)
+        except xp.linalg.LinAlgError:
+            raise _convergence_error(xp, "eig", a, "linalg.eig") from None
+        ctx.real_input = a.dtype.kind != "c"
+        ctx.save_for_backward(w, v)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        L, V = ctx.saved_tensors
+        gA = _eig_backward(gL, gV, L, V)
+        # NOTE: matches torch: a real input gets the real part of the complex gradient
+        return gA.real if gA is not None and ctx.real_input else gA
+
+
+LinalgEig._Node.materialize_grads = False
+
+
+def _eig_backward(gL, gV, L, V):
+    """PyTorch's linalg_eig_backward (general A = V diag(L) V^-1, V with unit columns):
+    gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i
+    off the diagonal; the second term projects out the directions that only rescale the
+    columns of V (their norm is fixed at 1)."""
+    from ember.linalg import solve
+
+    Vh = _mH(V)
+    if gV is None:
+        if gL is None:
+            return None
+        return solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = Vh @ gV
+    _gauge_check(
+        VhgV,
+        None,
+        "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+        "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+        "so it is ill-defined.",
+    )
+    re_diag = VhgV.diagonal(dim1=-2, dim2=-1).real.to(V.dtype)
+    gA = VhgV - Vh @ (V * re_diag.unsqueeze(-2))
+    Lc = L.conj()
+    Ec = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye_like(L, L.shape[-1])
+    gA = gA / Ec
+    if gL is not None:  # the diagonal is gL (what is left there is Im(diag V^H gV) ~ 0)
+        gA = gA - diag_embed(gA.diagonal(dim1=-2, dim2=-1)) + diag_embed(gL)
+    return solve(Vh, gA @ Vh)
+
+
+def _check_eig_input(A: Tensor, op: str) -> None:
+    _at_least_2d(A, op)
+    d = A._data.dtype
+    if d.kind not in "fcV":
+        # NOTE: matches torch: the complex output dtype is looked up before any dtype check
+        raise RuntimeError(f"Unknown Complex ScalarType for {_tname(d)}")
+    _float_input(A, op, "linalg_eig_out_cpu", refuse_int=False)
+    _square(A, op)
+
+
+def _check_complex_out(out, names, op: str, src) -> None:
+    """torch's out= check: each out tensor must hold the complex result (a complex dtype)."""
+    for t, name in zip(out, names):
+        if t is not None and t._data.dtype.kind != "c":
+            raise RuntimeError(
+                f"{op}: Expected {name} to be safely castable from {_tname(src)} dtype, but got "
+                f"{name} with dtype {_tname(t._data.dtype)}"
+            )
+
+
+def _complex_of(A: Tensor):
+    return xp_of(A._data).result_type(A._data.dtype, "complex64")
+
+
+def eig(A: Tensor, *, out=None):
+    """Eigenvalues and eigenvectors of general square matrices (``torch.linalg.eig``), complex
+    (``complex64`` for float32 input, ``complex128`` for float64), in LAPACK's (geev) order.
+    Each eigenvector has norm 1 and is defined up to a phase: a differentiated loss must not
+    depend on that phase (torch's check raises otherwise).
+
+    Example:
+        >>> ember.linalg.eig(ember.tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
+        tensor([2.+0.j, 3.+0.j])
+    """
+    _check_eig_input(A, "linalg.eig")
+    if out is not None:
+        _check_complex_out(out, ("eigenvalues", "eigenvectors"), "torch.linalg.eig", _complex_of(A))
+    return _out_tuple(_RETURN_TYPES["linalg_eig"](*LinalgEig.apply(A)), out)
+
+
+class _Eigvals(Function):
+    _array_forward = True
+    _node_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        try:
+            return xp.linalg_eig(a, False)
+        except xp.linalg.LinAlgError:
+            raise _convergence_error(xp, "eig", a, "linalg.eigvals") from None
+
+
+def eigvals(A: Tensor, *, out=None) -> Tensor:
+    """The eigenvalues of general square matrices (``torch.linalg.eigvals``), complex, in
+    LAPACK's order; through ``eig`` when a gradient is needed.
+
+    Example:
+        >>> ember.linalg.eigvals(ember.tensor([[0.0, -1.0], [1.0, 0.0]]))
+        tensor([0.+1.j, 0.-1.j])
+    """
+    _check_eig_input(A, "linalg.eigvals")
+    if out is not None:
+        _check_complex_out((out,), ("eigenvalues",), "torch.linalg.eigvals", _complex_of(A))
+    if _gm.state.enabled and A._requires_grad:
+        return _out(LinalgEig.apply(A)[0], out)
+    return _out(_Eigvals.apply(A), out)
+
+
 # ---- removed names: torch keeps them as stubs that say what replaced them ----------------------
 def _removed(name: str, msg: str):
     def fn(*args, **kwargs):
@@ -418,7 +551,7 @@ _svd_old.__name__ = _svd_old.__qualname__ = "svd"
 
 # ---- exports ------------------------------------------------------------------------------------
 # ember.linalg's names (torch.linalg.<name>); linalg_qr.py and linalg_lstsq.py list theirs
-LINALG_ALL = ("svd", "svdvals", "eigh", "eigvalsh")
+LINALG_ALL = ("svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals")
 
 # torch.<name>: the old names are different functions from the torch.linalg ones of the same
 # name (svd returns V), so ember's namespace gets them under torch's names (ember/__init__.py

@@ -14,7 +14,7 @@ from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.diagonal import diag_embed
 from ember.ops.joining import cat
-from ember.ops.linalg_decomp import _RETURN_TYPES, _at_least_2d, _complex, _conj, _float_input
+from ember.ops.linalg_decomp import _RETURN_TYPES, _at_least_2d, _complex, _conj, _float_input, _mH
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _out_tuple, _tname
 from ember.tensor import Tensor, _wrap
@@ -56,7 +56,7 @@ class LinalgQr(Function):
         gQp = gQ
         if gR is not None:
             gU, gV = gR[..., :, :m], gR[..., :, m:]
-            gQp = (Q @ V) @ gV.mH if gQ is None else gQ + (Q @ V) @ gV.mH
+            gQp = (Q @ V) @ _mH(gV) if gQ is None else gQ + (Q @ V) @ _mH(gV)
             gY = Q @ gV
         gX = _qr_backward_tall(gQp, gU, Q, U)
         if gY is None:
@@ -72,19 +72,19 @@ def _qr_backward_tall(gQ, gR, Q, R):
     from ember.linalg import solve_triangular
 
     if gR is not None:
-        N = gR @ R.mH
+        N = gR @ _mH(R)
         if gQ is not None:
-            N = N - Q.mH @ gQ
+            N = N - _mH(Q) @ gQ
     else:
-        N = -(Q.mH @ gQ)
+        N = -(_mH(Q) @ gQ)
     N = N.triu()
     d = N.diagonal(dim1=-2, dim2=-1)
     if _complex(N):
         d = d.real
-    X = Q @ (N + N.mH - diag_embed(d.to(N.dtype)))
+    X = Q @ (N + _mH(N) - diag_embed(d.to(N.dtype)))
     if gQ is not None:
         X = X + gQ
-    return solve_triangular(R.mH, X, upper=False, left=False)
+    return solve_triangular(_mH(R), X, upper=False, left=False)
 
 
 _QR_MODES = ("reduced", "complete", "r")
