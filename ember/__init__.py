@@ -105,6 +105,10 @@ from ember.ops.special import *  # noqa: F401,F403,E402
 from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
+from ember.ops.linalg_solve import *  # noqa: F401,F403,E402
+from ember.ops.linalg_solve import _TOP as _linalg_solve_top  # noqa: E402
+
+globals().update(_linalg_solve_top)  # torch.lu, lu_solve... differ from torch.linalg's
 globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
 from ember.ops.linalg_qr import *  # noqa: F401,F403,E402
 from ember.ops.linalg_qr import _TOP as _linalg_qr_top  # noqa: E402

@@ -16,6 +16,16 @@ from ember.backend._gamma import (  # noqa: F401
 from ember.backend._numpy_names import numpy_names
 from ember.backend._special import erf, erfc, erfinv  # noqa: F401
 from ember.backend._special import special  # noqa: F401
+from ember.backend._linalg_solve import (  # noqa: F401
+    linalg_cholesky_ex,
+    linalg_expm,
+    linalg_ldl_factor,
+    linalg_ldl_solve,
+    linalg_lu_factor,
+    linalg_lu_solve,
+    linalg_pivots_to_perm,
+    linalg_singular_info,
+)
 
 # This module *is* the array namespace of the cpu device: NumPy's names, plus the above.
 globals().update(numpy_names())

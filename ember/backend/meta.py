@@ -509,6 +509,16 @@ from ember.backend import (  # noqa: E402,F401
     _meta_reduction,
     _meta_shape,
 )
+from ember.backend._meta_linalg_solve import (  # noqa: E402,F401
+    linalg_cholesky_ex,
+    linalg_expm,
+    linalg_ldl_factor,
+    linalg_ldl_solve,
+    linalg_lu_factor,
+    linalg_lu_solve,
+    linalg_pivots_to_perm,
+    linalg_singular_info,
+)
 from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
     geqrf,
     householder_product,
