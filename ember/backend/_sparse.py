@@ -269,3 +269,7 @@ def index_arrays(indices: np.ndarray) -> tuple:
 
 def np_exp(a: np.ndarray) -> np.ndarray:
     return np.exp(a)
+
+
+def empty_like_rows(n: int, values: np.ndarray) -> np.ndarray:
+    return np.empty((n,) + values.shape[1:], dtype=values.dtype)

@@ -132,12 +132,17 @@ class SparseArray:
 
     def coalesced_array(self) -> SparseArray:
         """This array with duplicate entries summed, in sorted order (built once)."""
+        return self.coalesced_with_inverse()[0]
+
+    def coalesced_with_inverse(self):
+        """The coalesced array and the slot in it of each stored entry of this one."""
         if self.coalesced:
-            return self
+            return self, None
         c = self._coal
         if c is None:
-            idx, val, _ = _k.coalesce(self.indices, self.values, self.shape)
-            c = self._coal = SparseArray(sparse_coo, self.shape, val, idx, coalesced=True)
+            idx, val, inv = _k.coalesce(self.indices, self.values, self.shape)
+            c = SparseArray(sparse_coo, self.shape, val, idx, coalesced=True)
+            c = self._coal = (c, inv)
         return c
 
     def rows_cols(self):

@@ -53,6 +53,18 @@ def grad_like(g: Tensor, arr: SparseArray) -> Tensor:
     return new_sparse(arr.with_values(values_at(g, arr)))
 
 
+def leaf_grad(ctx, i: int, arr: SparseArray, values) -> Tensor:
+    """The sparse gradient for input ``i`` with per-entry ``values``; a sparse leaf gets it in
+    its coalesced pattern, as torch's (one value per position: duplicates share it)."""
+    e = ctx._next[i]
+    if e is not None and e[1] is None and not arr.coalesced:
+        c, inv = arr.coalesced_with_inverse()
+        out = _k.empty_like_rows(c.values.shape[0], values)
+        out[inv] = values
+        return new_sparse(c.with_values(out))
+    return new_sparse(arr.with_values(values))
+
+
 class SparseNew(Function):
     """Values (a Tensor) -> sparse tensor with given index arrays; the gradient of the values
     is the output gradient read at the stored entries."""
@@ -92,7 +104,7 @@ class Values(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return new_sparse(ctx.arr.with_values(g._data))
+        return leaf_grad(ctx, 0, ctx.arr, g._data)
 
 
 def values_of(s: Tensor) -> Tensor:
@@ -115,7 +127,7 @@ class ToDense(Function):
     @staticmethod
     def backward(ctx, g):
         # NOTE: matches torch: the gradient is masked to the input's pattern (masked_grad)
-        return grad_like(g, ctx.arr)
+        return leaf_grad(ctx, 0, ctx.arr, values_at(g, ctx.arr))
 
 
 class ToSparse(Function):
@@ -198,7 +210,12 @@ class SparseMm(Function):
                     # NOTE: matches torch: a sparse leaf's gradient has its coalesced pattern
                     a = a.coalesced_array()
                 r, c = a.rows_cols()
-                gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
+                if graph:  # per-entry dot products in Tensor ops (differentiable)
+                    rt, ct = _wrap(r), _wrap(c)
+                    v = g[rt] * d[ct] if g.ndim == 1 else (g[rt] * d[ct]).sum(-1)
+                    gs = make(v, a)
+                else:
+                    gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
         if need_d:
             if graph:
                 gd = mm_sparse(transpose(s), g)
