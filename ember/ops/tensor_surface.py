@@ -15,7 +15,7 @@ import operator
 
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function, check_inference_write
+from ember.autograd.function import NOGRAD_CTX, Function, check_inference_write
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.pointwise import inplace
 from ember.ops.shape import _as_view, _size_args
@@ -71,13 +71,6 @@ def _strided(a, shape, strides, offset):
     return xp.as_strided(xp._root(a), shape, strides, offset)
 
 
-def _storage_numel(a) -> int:
-    xp = xp_of(a)
-    if xp.device_type == "meta":
-        return 0
-    return xp._root(a).nbytes // a.itemsize
-
-
 def _scatter_gather(g: Tensor, numel, out_geom, in_geom) -> Tensor:
     """The gradient of a strided view: ``g`` added into a storage of ``numel`` elements at the
     view's places (overlaps accumulate), then read back at the input's places."""
@@ -100,11 +93,15 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, a, size, stride, offset):
-        ctx.numel = _storage_numel(a)
-        if xp_of(a).device_type != "meta":
+        xp = xp_of(a)
+        if xp.device_type == "meta":
+            return xp.as_strided(a, size, stride)
+        root = xp._root(a)
+        if ctx is not NOGRAD_CTX:  # the geometry the gradient needs
+            ctx.numel = root.nbytes // a.itemsize
             ctx.in_geom = _geom(a)
-        ctx.out_geom = (size, stride, offset)
-        return _strided(a, size, stride, offset)
+            ctx.out_geom = (size, stride, offset)
+        return xp.as_strided(root, size, stride, offset)
 
     @staticmethod
     def backward(ctx, g):
@@ -212,14 +209,32 @@ class Unfold(Function):
 
     @staticmethod
     def backward(ctx, g):
-        # d unfold: every window element adds to the input element it views (index_add)
         shape, dim, size, step = ctx.args
-        xp = xp_of(g._data)
+        return UnfoldBackward.apply(g, shape, dim, size, step), None, None, None
+
+
+class UnfoldBackward(Function):
+    """The gradient of ``unfold``: each window element added back to the input element it
+    views, one strided add per position in the window (``size`` adds, no index arrays)."""
+
+    _array_forward = True
+    _node_name = "UnfoldBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, dim, size, step):
+        ctx.args = (dim, size, step)
+        xp = xp_of(g)
+        out = xp.zeros(shape, dtype=g.dtype)
         nwin = g.shape[dim]
-        idx = (xp.arange(nwin)[:, None] * step + xp.arange(size)[None, :]).reshape(-1)
-        gm = g.movedim(-1, dim + 1).flatten(dim, dim + 1)
-        grad = g.new_zeros(shape).index_add(dim, _wrap(idx), gm)
-        return grad, None, None, None
+        lead = (slice(None),) * dim
+        for k in range(size):
+            out[lead + (slice(k, k + step * (nwin - 1) + 1, step),)] += g[..., k]
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        dim, size, step = ctx.args
+        return _unfold(gg, dim, size, step), None, None, None, None
 
 
 def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
