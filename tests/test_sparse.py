@@ -19,7 +19,7 @@ needs_torch = pytest.mark.skipif(
 )
 
 RNG = np.random.default_rng(0)
-I = np.array([[0, 1, 1, 0], [2, 0, 2, 2]])  # (0, 2) twice: uncoalesced
+IDX = np.array([[0, 1, 1, 0], [2, 0, 2, 2]])  # (0, 2) twice: uncoalesced
 V = RNG.standard_normal(4)
 D = RNG.standard_normal((3, 4))
 M = RNG.standard_normal((2, 3))
@@ -86,7 +86,7 @@ CASES = {
 def _run(L, name):
     v = L.tensor(V, requires_grad=True)
     d = L.tensor(D, requires_grad=True)
-    s = L.sparse_coo_tensor(L.tensor(I), v, (2, 3))
+    s = L.sparse_coo_tensor(L.tensor(IDX), v, (2, 3))
     y = CASES[name](L, s, d)
     (y.to_dense() if y.layout is not L.strided else y).pow(2).sum().backward()
     return y, v.grad, d.grad
@@ -104,7 +104,7 @@ def test_values_and_gradients_match_torch(name):
 def test_sparse_leaf_grad_matches_torch(api):
     # torch: sparse.mm and to_dense give a sparse .grad (the coalesced pattern), @ a dense one
     def run(L):
-        s = L.sparse_coo_tensor(L.tensor(I), L.tensor(V), (2, 3), requires_grad=True)
+        s = L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V), (2, 3), requires_grad=True)
         d = L.tensor(D)
         for _ in range(2):  # twice: accumulation
             y = {
@@ -126,7 +126,7 @@ def test_sparse_leaf_grad_matches_torch(api):
 
 
 def _make(v, d):
-    return ember.sparse.mm(ember.sparse_coo_tensor(ember.tensor(I), v, (2, 3)), d)
+    return ember.sparse.mm(ember.sparse_coo_tensor(ember.tensor(IDX), v, (2, 3)), d)
 
 
 def test_gradcheck_and_gradgradcheck():
@@ -135,11 +135,11 @@ def test_gradcheck_and_gradgradcheck():
     assert gradcheck(_make, (v, d))
     assert gradgradcheck(_make, (v, d))
     assert gradgradcheck(
-        lambda v, d: ember.sparse_coo_tensor(ember.tensor(I), v, (2, 3)) @ d, (v, d)
+        lambda v, d: ember.sparse_coo_tensor(ember.tensor(IDX), v, (2, 3)) @ d, (v, d)
     )
 
     def soft(v):
-        s = ember.sparse_coo_tensor(ember.tensor(I), v, (2, 3))
+        s = ember.sparse_coo_tensor(ember.tensor(IDX), v, (2, 3))
         return ember.sparse.log_softmax(s, 1).to_dense()
 
     assert gradcheck(soft, (v,))
@@ -149,8 +149,8 @@ def test_gradcheck_and_gradgradcheck():
 
 # ---- construction, conversion, repr ------------------------------------------------------------
 REPRS = {
-    "coo": lambda L: L.sparse_coo_tensor(L.tensor(I), L.tensor([1.0, 2.0, 3.0, 4.0]), (2, 3)),
-    "coalesced_f64": lambda L: L.sparse_coo_tensor(L.tensor(I), L.tensor(V), (2, 3)).coalesce(),
+    "coo": lambda L: L.sparse_coo_tensor(L.tensor(IDX), L.tensor([1.0, 2.0, 3.0, 4.0]), (2, 3)),
+    "coalesced_f64": lambda L: L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V), (2, 3)).coalesce(),
     "int": lambda L: L.sparse_coo_tensor([[0, 1], [1, 5]], [1, 2]),
     "empty": lambda L: L.zeros(2, 2).to_sparse(),
     "hybrid": lambda L: L.tensor([[0.0, 0.0], [1.5, 2.0]]).to_sparse(1),
@@ -186,10 +186,11 @@ def test_repr_matches_torch(name):
         "x.to_sparse_csr().to_sparse()",
         "x.to_sparse().to_sparse_csr()",
         "x.to_sparse().to_sparse(layout=L.strided)",
-        "L.sparse_coo_tensor(L.tensor(I), L.tensor(V)).coalesce()",
-        "L.sparse_coo_tensor(L.tensor(I), L.tensor(V), (3, 4)).coalesce()",
-        "L.sparse_coo_tensor(L.tensor(I), L.tensor(V)).t().coalesce()",
-        "L.sparse_coo_tensor(L.tensor(I), L.tensor(V)) + L.sparse_coo_tensor([[0], [0]], [1.0], (2, 3))",
+        "L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V)).coalesce()",
+        "L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V), (3, 4)).coalesce()",
+        "L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V)).t().coalesce()",
+        "L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V))"
+        " + L.sparse_coo_tensor([[0], [0]], [1.0], (2, 3))",
         "L.sparse.sum(x.to_sparse(), (0, 1))",
         "L.sparse.sum(x.to_sparse(1), 1)",
         "L.sparse.softmax(x.to_sparse(1), 1)",
@@ -203,7 +204,7 @@ def test_conversions_match_torch(expr):
     out = []
     for L in (ember, torch):
         x = L.tensor(x0)  # noqa: F841 (read by eval)
-        out.append(eval(expr, {"L": L, "x": x, "I": I, "V": V}))
+        out.append(eval(expr, {"L": L, "x": x, "IDX": IDX, "V": V}))
     e, t = out
     assert e.layout is getattr(ember, str(t.layout).split(".")[1])
     assert e.shape == tuple(t.shape) and str(e.dtype) == str(t.dtype).replace("torch", "ember")
@@ -235,13 +236,17 @@ def test_layout_and_flags():
 
 # ---- errors --------------------------------------------------------------------------------------
 ERRORS = [
-    "L.sparse_coo_tensor(L.tensor([[0, 3], [1, 1]]), L.tensor([1.0, 2.0]), (2, 2), check_invariants=True)",
-    "L.sparse_coo_tensor(L.tensor([[0, -1], [1, 1]]), L.tensor([1.0, 2.0]), (2, 2), check_invariants=True)",
+    "L.sparse_coo_tensor(L.tensor([[0, 3], [1, 1]]), L.tensor([1.0, 2.0]), (2, 2),"
+    " check_invariants=True)",
+    "L.sparse_coo_tensor(L.tensor([[0, -1], [1, 1]]), L.tensor([1.0, 2.0]), (2, 2),"
+    " check_invariants=True)",
     "L.sparse_coo_tensor(L.tensor([[0, 1], [1, 1]]), L.tensor([1.0, 2.0, 3.0]), (2, 2))",
     "L.sparse_coo_tensor(L.tensor([0, 1]), L.tensor([1.0, 2.0]), (2, 2))",
     "L.sparse_coo_tensor(L.tensor([[0, 1], [1, 1]]), L.tensor([1.0, 2.0]), (2,))",
-    "L.sparse_csr_tensor(L.tensor([0, 1, 4]), L.tensor([2, 0, 2]), L.tensor([3.0, 4, 5]), (2, 3), check_invariants=True)",
-    "L.sparse_csr_tensor(L.tensor([0, 1, 3]), L.tensor([2, 0, 3]), L.tensor([3.0, 4, 5]), (2, 3), check_invariants=True)",
+    "L.sparse_csr_tensor(L.tensor([0, 1, 4]), L.tensor([2, 0, 2]), L.tensor([3.0, 4, 5]), (2, 3),"
+    " check_invariants=True)",
+    "L.sparse_csr_tensor(L.tensor([0, 1, 3]), L.tensor([2, 0, 3]), L.tensor([3.0, 4, 5]), (2, 3),"
+    " check_invariants=True)",
     "L.ones(2, 3).indices()",
     "L.ones(2, 3).values()",
     "L.ones(2, 3).coalesce()",
@@ -265,7 +270,7 @@ ERRORS = [
 def test_errors_match_torch(expr):
     caught = []
     for L in (ember, torch):
-        s = L.sparse_coo_tensor(L.tensor(I), L.tensor(V), (2, 3))  # noqa: F841 (read by eval)
+        s = L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V), (2, 3))  # noqa: F841 (read by eval)
         with pytest.raises(Exception) as info:
             eval(expr, {"L": L, "s": s})
         caught.append(info.value)
@@ -278,7 +283,7 @@ def test_errors_match_torch(expr):
     "expr", ["ember.exp(s)", "s.view(6)", "s[0]", "s == s", "s.relu()", "ember.ones(3, 2) @ s"]
 )
 def test_dense_ops_on_sparse_raise(expr):
-    s = ember.sparse_coo_tensor(ember.tensor(I), ember.tensor(V), (2, 3))  # noqa: F841
+    s = ember.sparse_coo_tensor(ember.tensor(IDX), ember.tensor(V), (2, 3))  # noqa: F841
     with pytest.raises(NotImplementedError, match="SparseCPU"):
         eval(expr)
 
