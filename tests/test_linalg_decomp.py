@@ -168,10 +168,10 @@ def test_values_and_gradients_match_torch(name, fn, spec):
 
 
 # eigh reads one triangle: finite differences need symmetric perturbations (as torch's own
-# gradcheck of eigh symmetrizes its input); svdvals lives in ember/linalg.py (no 2nd order)
+# gradcheck of eigh symmetrizes its input)
 SYM = {"eigh", "eigh_upper", "eigvalsh", "eigvalsh_U", "pinv_hermitian"}
 # torch's pinv gradient is its own formula, not the derivative of the truncation (pinv_rtol)
-SKIP = ("cond", "lstsq_gels_res", "svdvals", "pinv_rtol")
+SKIP = ("cond", "lstsq_gels_res", "pinv_rtol")
 GRAD_CASES = [c for c in CASES if not c[0].startswith(SKIP)]
 
 
@@ -403,3 +403,137 @@ def test_double_backward_through_svd_and_eigh_repeated_values_stay_finite():
     w = ember.linalg.eigvalsh(x)
     (g,) = ember.autograd.grad(w.sum(), x)
     np.testing.assert_allclose(_np(g), np.eye(3))
+
+
+# ---- eig / eigvals --------------------------------------------------------------------------------
+def _match(w_got, w_want):
+    """The permutation taking torch's eigenvalue order to ember's: LAPACK's order in both, but
+    NumPy's OpenBLAS and torch's MKL geev may list conjugate pairs differently."""
+    idx = np.abs(w_want[..., :, None] - w_got[..., None, :]).argmin(-1)
+    assert all(len(set(r)) == r.size for r in idx.reshape(-1, idx.shape[-1])), "ambiguous match"
+    return idx
+
+
+def _eig_input(kind, *shape):
+    a = RNG.standard_normal(shape)
+    if kind == "complex128":
+        a = a + 1j * RNG.standard_normal(shape)
+    return a.astype(kind)
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", ["float32", "float64", "complex128"])
+def test_eig_values_and_vectors_match_torch(kind):
+    a = _eig_input(kind, 3, 5, 5)
+    e, t = _pair(a)
+    w, V = ember.linalg.eig(e)
+    tw, tV = torch.linalg.eig(t)
+    assert type(ember.linalg.eig(e)).__name__ == "linalg_eig"
+    assert str(w.dtype) == str(tw.dtype).replace("torch", "ember")
+    assert V.dtype == w.dtype and tuple(V.shape) == tuple(tV.shape)
+    tol = 1e-4 if kind == "float32" else 1e-10
+    idx = _match(_np(w), _np(tw))
+    got_w = np.take_along_axis(_np(w), idx, -1)
+    np.testing.assert_allclose(got_w, _np(tw), rtol=tol, atol=tol)
+    # each eigenvector up to its phase: |v| entrywise, and the unit norm torch gives
+    got_V = np.take_along_axis(_np(V), idx[..., None, :], -1)
+    np.testing.assert_allclose(np.abs(got_V), np.abs(_np(tV)), rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(np.linalg.norm(_np(V), axis=-2), 1, rtol=tol)
+    np.testing.assert_allclose(_np(ember.linalg.eigvals(e)), _np(w), rtol=tol, atol=tol)
+    if kind == "float64":  # both call geev: same order here
+        np.testing.assert_allclose(_np(w), _np(tw), rtol=1e-10, atol=1e-12)
+
+
+EIG_LOSSES = {
+    "abs_L": lambda L, A: L.linalg.eig(A)[0].abs().sum(),
+    "re_im_L": lambda L, A: (lambda w: (w.real * w.imag).sum())(L.linalg.eig(A)[0]),
+    "abs_V": lambda L, A: (L.linalg.eig(A)[1].abs() ** 2 * A.real).sum(),
+    "L_and_V": lambda L, A: (lambda w, v: v.abs().sum() + (w * w).real.sum())(*L.linalg.eig(A)),
+    "eigvals": lambda L, A: L.linalg.eigvals(A).abs().sum(),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", ["float64", "complex128"])
+@pytest.mark.parametrize("loss", list(EIG_LOSSES))
+def test_eig_gradients_match_torch(kind, loss):
+    a = _eig_input(kind, 2, 4, 4)
+    e, t = _pair(a, requires_grad=True)
+    le, lt = EIG_LOSSES[loss](ember, e), EIG_LOSSES[loss](torch, t)
+    np.testing.assert_allclose(le.item(), lt.item(), rtol=1e-10)
+    (ge,) = ember.autograd.grad(le, e)
+    (gt,) = torch.autograd.grad(lt, t)
+    assert ge.dtype == e.dtype
+    np.testing.assert_allclose(_np(ge), _np(gt), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["float64", "complex128"])
+def test_eig_gradcheck_and_gradgradcheck(kind):
+    a = ember.tensor(_eig_input(kind, 2, 3, 3), requires_grad=True)
+
+    def f(A):
+        w, v = ember.linalg.eig(A)
+        return w.abs(), v.abs() ** 2, ember.linalg.eigvals(A).real
+
+    assert ember.autograd.gradcheck(f, (a,), atol=1e-6, rtol=1e-4)
+    assert ember.autograd.gradgradcheck(f, (a,), atol=1e-5, rtol=1e-3)
+
+
+EIG_ERRORS = {
+    "eig_int": lambda L: L.linalg.eig(L.ones(3, 3, dtype=L.int64)),
+    "eig_bool": lambda L: L.linalg.eig(L.ones(3, 3, dtype=L.bool)),
+    "eig_half": lambda L: L.linalg.eig(L.ones(3, 3, dtype=L.float16)),
+    "eig_1d": lambda L: L.linalg.eig(L.ones(3)),
+    "eig_nonsquare": lambda L: L.linalg.eig(L.ones(3, 2, dtype=L.float64)),
+    "eigvals_nonsquare": lambda L: L.linalg.eigvals(L.ones(2, 3)),
+    "eigvals_int": lambda L: L.linalg.eigvals(L.ones(3, 3, dtype=L.int64)),
+    "eig_nan": lambda L: L.linalg.eig(L.full((2, 3, 3), float("nan"), dtype=L.float64)),
+    "eig_out_dtype": lambda L: L.linalg.eig(
+        L.eye(3, dtype=L.float64), out=(L.empty(0, dtype=L.complex128), L.empty(0))
+    ),
+    "eigvals_out_dtype": lambda L: L.linalg.eigvals(
+        L.eye(3, dtype=L.float64), out=L.empty(0, dtype=L.float64)
+    ),
+    "eig_phase_loss": lambda L: (
+        L.linalg.eig(L.tensor([[1.0, -2.0], [3.0, 0.0]], requires_grad=True))[1]
+        .real.sum()
+        .backward()
+    ),
+}
+
+
+@needs_torch
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+@pytest.mark.parametrize("name", list(EIG_ERRORS))
+def test_eig_errors_match_torch(name):
+    et, em = _errs(EIG_ERRORS[name], ember)
+    tt, tm = _errs(EIG_ERRORS[name], torch)
+    assert tt is not None
+    assert (et, em) == (tt, tm), name
+
+
+@needs_torch
+def test_eig_edge_cases():
+    for shape in [(0, 0), (2, 0, 0)]:
+        w, V = ember.linalg.eig(ember.ones(*shape))
+        tw, tV = torch.linalg.eig(torch.ones(*shape))
+        assert (tuple(w.shape), tuple(V.shape)) == (tuple(tw.shape), tuple(tV.shape))
+        assert w.dtype == ember.complex64
+    # NOTE: torch gives NaN eigenvalues (no error) for a non-finite matrix in eigvals
+    a = np.stack([np.eye(2), np.full((2, 2), np.nan)])
+    w = _np(ember.linalg.eigvals(ember.tensor(a)))
+    np.testing.assert_allclose(w[0], [1, 1])
+    assert np.isnan(w[1]).all()
+    # out= takes a complex64 tensor for a complex128 result (a same-kind cast)
+    o = ember.empty(0, dtype=ember.complex64)
+    ember.linalg.eigvals(ember.eye(2, dtype=ember.float64), out=o)
+    assert o.dtype == ember.complex64 and tuple(o.shape) == (2,)
+    m = ember.empty(2, 4, 4, device="meta")
+    w, V = ember.linalg.eig(m)
+    assert (w.shape, V.shape, w.dtype, w.device.type) == (
+        (2, 4),
+        (2, 4, 4),
+        ember.complex64,
+        "meta",
+    )
+    assert ember.linalg.eigvals(m).shape == (2, 4)

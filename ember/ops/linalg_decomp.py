@@ -427,13 +427,11 @@ def _eig_backward(gL, gV, L, V):
     gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i
     off the diagonal; the second term projects out the directions that only rescale the
     columns of V (their norm is fixed at 1)."""
-    from ember.linalg import solve
-
     Vh = _mH(V)
     if gV is None:
         if gL is None:
             return None
-        return solve(Vh, gL.unsqueeze(-1) * Vh)
+        return _Solve.apply(Vh, gL.unsqueeze(-1) * Vh)
     VhgV = Vh @ gV
     _gauge_check(
         VhgV,
@@ -449,7 +447,27 @@ def _eig_backward(gL, gV, L, V):
     gA = gA / Ec
     if gL is not None:  # the diagonal is gL (what is left there is Im(diag V^H gV) ~ 0)
         gA = gA - diag_embed(gA.diagonal(dim1=-2, dim2=-1)) + diag_embed(gL)
-    return solve(Vh, gA @ Vh)
+    return _Solve.apply(Vh, gA @ Vh)
+
+
+class _Solve(Function):
+    """``A^-1 B`` for eig's backward, differentiable with conjugate transposes (linalg.solve's
+    backward reaches for ``Tensor.mH``, which does not conjugate yet)."""
+
+    _array_forward = True
+    _node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x = xp_of(a).linalg.solve(a, b)
+        ctx.save_for_backward(a, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        gB = _Solve.apply(_mH(A), g)  # X = A^-1 B: gB = A^-H g, gA = -gB X^H
+        return -(gB @ _mH(X)) if ctx.needs_input_grad[0] else None, gB
 
 
 def _check_eig_input(A: Tensor, op: str) -> None:
