@@ -29,7 +29,8 @@ def _norm(scale: int, forward: bool) -> str:
 
 
 def fft_c2c(a, axes: tuple, scale: int, forward: bool):
-    """The complex transform of ``a`` over ``axes``: ``exp(-2 pi i jk/n)`` forward, ``+`` inverse."""
+    """The complex transform of ``a`` over ``axes``: ``exp(-2 pi i jk/n)`` forward, ``+``
+    inverse."""
     import scipy.fft as sf
 
     f = sf.fftn if forward else sf.ifftn

@@ -53,9 +53,7 @@ def _scale(norm, forward: bool, fname: str) -> int:
     if norm == "ortho":
         return 1
     if not isinstance(norm, str):
-        raise TypeError(
-            f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}"
-        )
+        raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}")
     raise RuntimeError(f'Invalid normalization mode: "{norm}"')
 
 
@@ -353,9 +351,7 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _r2c_1d("rfft", input, n, dim, norm, True, out)
 
 
-def irfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out=None
-):
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out=None):
     """The inverse of ``rfft``: a real signal of ``n`` points (default ``2 * (m - 1)`` for
     ``m`` input frequencies) from its one-sided spectrum.
 
@@ -377,9 +373,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2r_1d("hfft", input, n, dim, norm, True, out)
 
 
-def ihfft(
-    input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out=None
-):
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *, out=None):
     """The inverse of ``hfft``: the first half of the (Hermitian) ``ifft`` of a real signal.
 
     Example:
@@ -492,7 +486,13 @@ def _freq(fname, k, n, d, out, dtype, device, requires_grad):
 
 
 def fftfreq(
-    n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
+    n: int,
+    d: float = 1.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
     requires_grad: bool = False,
 ) -> Tensor:
     """The sample frequencies of an ``fft`` of ``n`` points spaced ``d`` apart:
@@ -510,7 +510,13 @@ def fftfreq(
 
 
 def rfftfreq(
-    n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
+    n: int,
+    d: float = 1.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
     requires_grad: bool = False,
 ) -> Tensor:
     """The sample frequencies of an ``rfft`` of ``n`` points: ``[0, 1, ..., n // 2] / (d * n)``.
