@@ -2,19 +2,21 @@
 incomplete gamma functions ``gammainc``/``gammaincc``, and ``standard_gamma_grad`` (the implicit
 reparameterization gradient of a Gamma sample), vectorized over ndarrays.
 
-Everything is computed in float64 and cast back to the input's floating dtype. The methods:
+The hand-written kernels compute in float64 and cast back to the input's floating dtype:
 
-- ``lgamma``: for ``x >= 12`` Stirling's series; below, the argument is moved into
-  ``[1.5, 2.5)`` by the recurrence ``Gamma(x + 1) = x Gamma(x)`` (one product, one log) and
-  ``lgamma(2 + t)`` is its Taylor series ``(1 - euler) t + sum_k (-1)^k (zeta(k) - 1) t^k / k``,
-  which keeps full relative accuracy at the zeros x = 1 and x = 2; negative non-integers use the
-  reflection formula with ``sin(pi x)`` reduced exactly to ``|frac| <= 1/2``.
+- ``lgamma``: SciPy's ``gammaln`` (with torch's edge values), and on (0.5, 2.5), where
+  ``gammaln`` loses accuracy, ``_lgamma_pos``: for ``x >= 12`` Stirling's series; below, the
+  argument is moved into ``[1.5, 2.5)`` by the recurrence ``Gamma(x + 1) = x Gamma(x)`` (one
+  product, one log) and ``lgamma(2 + t)`` is its Taylor series
+  ``(1 - euler) t + sum_k (-1)^k (zeta(k) - 1) t^k / k``, which keeps full relative accuracy at
+  the zeros x = 1 and x = 2.
 - ``digamma``: the recurrence ``psi(x) = psi(x + 1) - 1/x`` up to ``x >= 10``, then the
   asymptotic series in ``1/x^2``; reflection ``psi(1 - x) - pi / tan(pi x)`` for ``x < 0``.
 - ``polygamma(n, x)`` for ``n >= 1``: ``(-1)^(n+1) n! zeta(n + 1, x)`` with the Hurwitz zeta
   summed directly until ``x + k`` is large and finished by Euler-Maclaurin.
-- ``gammainc``/``gammaincc``: the power series of P(a, x) for ``x < a + 1``, Lentz's continued
-  fraction of Q(a, x) otherwise (Numerical Recipes' split).
+- ``gammainc``/``gammaincc``: SciPy's, with torch's special cases. ``standard_gamma_grad``
+  uses the power series of P(a, x) for ``x < a + 1``, Lentz's continued fraction of Q(a, x)
+  otherwise (Numerical Recipes' split).
 - ``standard_gamma_grad(a, x)``: ``dx/da`` at a fixed value of the CDF ``P(a, x)``, that is
   ``-(dP/da) / (dP/dx)``, with ``dP/da`` from the same series (differentiated term by term) or
   from the continued fraction carried as dual numbers (value and derivative in ``a``).
@@ -32,12 +34,16 @@ import math
 
 import numpy as np
 
-from ember.backend._special import _apply  # float64 kernels in cache-sized slices, dtype kept
+from ember.backend._special import (
+    _apply,  # float64 kernels in cache-sized slices, dtype kept
+    _lgamma,
+    _sc,
+    _unary,
+)
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 _HALF_LOG_2PI = 0.9189385332046728
-_LOG_PI = math.log(math.pi)
 
 # lgamma(2 + t) = sum_{k>=1} _LG2[k-1] t^k, |t| <= 1/2 (terms fall like 4^-k / k).
 _LG2 = (
@@ -168,22 +174,24 @@ def _lgamma_pos(x):
 
 
 def _lgamma_kernel(x):
-    out = np.full(x.shape, np.inf)
-    out[np.isnan(x)] = np.nan
-    pos = (x > 0) & np.isfinite(x)
-    if pos.any():
-        out[pos] = _lgamma_pos(x[pos])
-    neg = (x < 0) & (x != np.floor(x)) & np.isfinite(x)
-    if neg.any():
-        xn = x[neg]
-        # reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x)
-        out[neg] = _LOG_PI - np.log(_sinpi_abs(xn)) - _lgamma_pos(1.0 - xn)
-    return out
+    y = _lgamma(x)  # SciPy's gammaln with torch's values at -inf and subnormal x
+    # SciPy's gammaln loses relative accuracy next to the zeros x = 1 and x = 2 (it recurses
+    # down from [2, 3): measured 2.6e-9 at x = 1.9999999, torch is exact there); the series
+    # kernel keeps full accuracy on that interval
+    near = (x > 0.5) & (x < 2.5)
+    if near.any():
+        y[near] = _lgamma_pos(x[near].astype(np.float64))
+    return y
 
 
 def lgamma(x):
-    """log |Gamma(x)|; +inf at 0, negative integers and +-inf."""
-    return _apply(x, _lgamma_kernel)
+    """log |Gamma(x)|; +inf at 0, negative integers and +-inf.
+
+    SciPy's ``gammaln`` (``_special._lgamma``, with torch's edge values) and the series kernel
+    on (0.5, 2.5): measured 3x faster than the series kernel alone on 1M float32 values.
+    float16/bfloat16 compute in float32, float32 in float32, as torch's.
+    """
+    return _unary(_lgamma_kernel, x)
 
 
 def _digamma_pos(x):
@@ -371,47 +379,43 @@ def _contfrac(a, x, with_grad: bool):
     return out_h, out_dh
 
 
-def _gammainc_pair(a, x):
-    """(P, Q) of broadcast float64 arrays."""
+def _gammainc_torch(a, x, upper: bool):
+    """P(a, x) (``upper`` False) or Q(a, x) of broadcast arrays: SciPy's ``gammainc`` /
+    ``gammaincc``, with torch's special cases taken first, in torch's order."""
+    dt = np.result_type(_out_dtype(a), _out_dtype(x))
     a, x = np.broadcast_arrays(_f64(a), _f64(x))
     shape = a.shape
     a, x = a.reshape(-1), x.reshape(-1)
-    p = np.full(a.shape, np.nan)
-    q = np.full(a.shape, np.nan)
-    valid = (a >= 0) & (x >= 0) & ~np.isnan(a) & ~np.isnan(x)
-    # the limits: P(a, 0) = 0 (a > 0), P(0, x) = 1 (x > 0), P(a, inf) = 1, P(inf, x) = 0
-    zero_x = valid & (x == 0) & (a > 0)
-    p[zero_x], q[zero_x] = 0.0, 1.0
-    done = zero_x | (valid & (a == 0) & (x > 0)) | (valid & (x == np.inf) & (a < np.inf))
-    p[done & ~zero_x], q[done & ~zero_x] = 1.0, 0.0
-    inf_a = valid & (a == np.inf) & (x < np.inf)
-    p[inf_a], q[inf_a] = 0.0, 1.0
-    rest = valid & ~done & ~inf_a & (a > 0) & (x > 0)
-    use_s = rest & (x < a + 1.0)
-    if use_s.any():
-        aa, xx = a[use_s], x[use_s]
-        s, _ = _series(aa, xx, False)
-        v = np.exp(-xx + aa * np.log(xx) - _lgamma_pos(aa + 1.0)) * s
-        p[use_s], q[use_s] = v, 1.0 - v
-    use_c = rest & ~use_s
-    if use_c.any():
-        aa, xx = a[use_c], x[use_c]
-        cf, _ = _contfrac(aa, xx, False)
-        v = np.exp(-xx + aa * np.log(xx) - _lgamma_pos(aa)) * cf
-        p[use_c], q[use_c] = 1.0 - v, v
-    return p.reshape(shape), q.reshape(shape)
+    sc = _sc()
+    with np.errstate(all="ignore"):
+        out = (sc.gammaincc if upper else sc.gammainc)(a, x)
+        lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)  # the values at x = 0 and x = inf
+        # NOTE: matches torch: its checks run in this order, so a nan operand still gives a
+        # number when the other one decides (P(nan, 0) = 0, P(inf, nan) = 0, P(nan, inf) = 1)
+        todo = ~((x < 0) | (a < 0))
+        out[~todo] = np.nan
+        za = todo & (a == 0)
+        out[za] = np.where(x[za] > 0, hi, np.nan)
+        todo &= ~za
+        zx = todo & (x == 0)
+        out[zx] = lo
+        todo &= ~zx
+        ia = todo & np.isinf(a)
+        out[ia] = np.where(np.isinf(x[ia]), np.nan, lo)
+        todo &= ~ia
+        out[todo & np.isinf(x)] = hi
+    return out.reshape(shape).astype(dt, copy=False)
 
 
 def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x)."""
-    dt = np.result_type(_out_dtype(a), _out_dtype(x))
-    return _gammainc_pair(a, x)[0].astype(dt, copy=False)
+    return _gammainc_torch(a, x, False)
 
 
 def gammaincc(a, x):
-    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    dt = np.result_type(_out_dtype(a), _out_dtype(x))
-    return _gammainc_pair(a, x)[1].astype(dt, copy=False)
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (computed
+    directly: accurate where it is tiny)."""
+    return _gammainc_torch(a, x, True)
 
 
 def standard_gamma_grad(a, x):
