@@ -171,7 +171,7 @@ def csr_to_dense(crow, col, values, shape):
 
 def _compute_dtype(dt: np.dtype) -> np.dtype:
     # SciPy's sparse kernels have no float16 (nor bfloat16): compute in float32
-    return np.dtype(np.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
+    return np.dtype(np.float32) if dt.kind in "fV" and dt.itemsize < 4 else dt
 
 
 def scipy_matrix(rows, cols, values, shape, crow=None):
@@ -194,13 +194,16 @@ def spmm(mat, dense: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
 
 def transpose_matrix(mat):
     """``mat.T`` as CSR (a CSC @ dense product scatters; a CSR one gathers, and is faster)."""
-    return mat.T.tocsr()
+    t = mat.T
+    return (t.conj() if t.dtype.kind == "c" else t).tocsr()  # conjugate: torch's complex grads
 
 
 def sddmm(rows: np.ndarray, cols: np.ndarray, g: np.ndarray, d: np.ndarray) -> np.ndarray:
     """``(g @ d.T)[rows, cols]`` without the dense product: one dot per stored entry, in
     blocks so the gathered rows stay in cache."""
     n = rows.shape[0]
+    if d.dtype.kind == "c":  # the conjugate Wirtinger convention: g @ d^H
+        d = np.conj(d)
     if g.ndim == 1:  # (n,) output gradient of a matrix-vector product: d is (k,)
         return g[rows] * d[cols]
     out = np.empty(n, dtype=np.result_type(g.dtype, d.dtype))

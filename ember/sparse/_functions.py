@@ -212,7 +212,8 @@ class SparseMm(Function):
                 r, c = a.rows_cols()
                 if graph:  # per-entry dot products in Tensor ops (differentiable)
                     rt, ct = _wrap(r), _wrap(c)
-                    v = g[rt] * d[ct] if g.ndim == 1 else (g[rt] * d[ct]).sum(-1)
+                    dc = d[ct].conj() if d.is_complex() else d[ct]
+                    v = g[rt] * dc if g.ndim == 1 else (g[rt] * dc).sum(-1)
                     gs = make(v, a)
                 else:
                     gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
