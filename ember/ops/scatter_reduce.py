@@ -26,7 +26,9 @@ def _flat_positions(xp, idx, dim: int, out_shape):
     strides = [1] * len(out_shape)
     for d in range(len(out_shape) - 2, -1, -1):
         strides[d] = strides[d + 1] * out_shape[d + 1]
-    pos = idx * strides[dim] if strides[dim] != 1 else idx.astype(xp.int64, copy=True)
+    if idx.ndim == 1:
+        return idx if strides[dim] == 1 else idx * strides[dim]  # no copy: ufunc.at reads it
+    pos = idx * strides[dim] if strides[dim] != 1 else idx
     for d in range(idx.ndim):
         if d != dim and idx.shape[d] > 1:
             sh = [1] * idx.ndim
