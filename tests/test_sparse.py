@@ -78,6 +78,7 @@ CASES = {
     "mul_dense": lambda L, s, d: (s * L.tensor(M)).to_dense(),
     "dense_add": lambda L, s, d: L.tensor(M) + s,
     "dense_sub": lambda L, s, d: L.tensor(M) - s,
+    "mixed_grads": lambda L, s, d: L.sparse.mm(s, d) + L.mm(s, d),
     "values": lambda L, s, d: s.coalesce().values() * L.arange(3.0, dtype=L.float64),
     "clone_to": lambda L, s, d: s.clone().to(L.float32).double().to_dense(),
 }
@@ -255,7 +256,6 @@ ERRORS = [
     "s.to_sparse_csr().indices()",
     "s.values()",
     "s.indices()",
-    "s + L.ones(2, 3)",
     "s + L.sparse_coo_tensor([[0], [0]], [1.0], (2, 4))",
     "s @ L.ones(4, 2)",
     "L.sparse.mm(s, L.ones(3))",
@@ -313,3 +313,32 @@ def test_large_product_runs_in_scipy():
     np.testing.assert_allclose(x.grad.numpy(), dense.T @ np.ones((n, 8)), rtol=1e-10)
     ref = x.detach().numpy().sum(1)[idx[1]]
     np.testing.assert_allclose(v.grad.numpy(), ref, rtol=1e-10)
+
+
+def test_sparse_plus_dense_is_dense():
+    # NOTE: a deliberate difference: torch refuses add(sparse, dense)
+    s = ember.sparse_coo_tensor(ember.tensor(IDX), ember.tensor(V), (2, 3))
+    m = ember.tensor(M)
+    np.testing.assert_allclose((s + m).numpy(), (m + s).numpy())
+    assert (s + m).layout is ember.strided
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["complex128", "float16", "bfloat16", "int64"])
+def test_other_dtypes_match_torch(dtype):
+    vals = V + 1j * V[::-1] if dtype.startswith("complex") else np.array([1.5, -2.0, 0.25, 4.0])
+    dense = D + 1j * D[::-1] if dtype.startswith("complex") else np.array(D).round()
+    grad = dtype.startswith("complex")
+    out = []
+    for L in (ember, torch):
+        dt = getattr(L, dtype)
+        v = L.tensor(vals).to(dt).requires_grad_(grad)
+        d = L.tensor(dense).to(dt).requires_grad_(grad)
+        y = L.sparse.mm(L.sparse_coo_tensor(L.tensor(IDX), v, (2, 3)), d)
+        if grad:
+            (y * y.conj()).real.sum().backward()
+            out.append([y, v.grad, d.grad])
+        else:
+            out.append([y.float()])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9)

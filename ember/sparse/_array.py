@@ -130,7 +130,7 @@ class SparseArray:
             self.coalesced,
         )
 
-    def coalesced_array(self) -> SparseArray:
+    def coalesced_array(self) -> SparseArray:  # (CSR: itself)
         """This array with duplicate entries summed, in sorted order (built once)."""
         return self.coalesced_with_inverse()[0]
 

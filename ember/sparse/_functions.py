@@ -37,6 +37,9 @@ def values_at(g: Tensor, arr: SparseArray):
     if gd.__class__ is SparseArray:
         if arr.same_pattern(gd):
             return gd.values
+        c = arr._coal
+        if c is not None and c[0].same_pattern(gd):  # the coalesced form of ``arr``'s pattern
+            return gd.values[c[1]]
         gc = gd._coo()
         if not gc.coalesced:
             idx, val, _ = _k.coalesce(gc.indices, gc.values, gc.shape)
@@ -73,8 +76,8 @@ class SparseNew(Function):
 
     @staticmethod
     def forward(ctx, values, pattern):
-        ctx.pattern = pattern
-        return new_sparse(pattern.with_values(values._data))
+        out = ctx.pattern = pattern.with_values(values._data)  # the one whose caches fill
+        return new_sparse(out)
 
     @staticmethod
     def backward(ctx, g):
@@ -126,8 +129,9 @@ class ToDense(Function):
 
     @staticmethod
     def backward(ctx, g):
-        # NOTE: matches torch: the gradient is masked to the input's pattern (masked_grad)
-        return leaf_grad(ctx, 0, ctx.arr, values_at(g, ctx.arr))
+        # NOTE: matches torch: the gradient is the dense one masked to the input's (coalesced)
+        # pattern (masked_grad)
+        return grad_like(g, ctx.arr.coalesced_array())
 
 
 class ToSparse(Function):
@@ -205,10 +209,9 @@ class SparseMm(Function):
             if leaf and not ctx._function._masked:
                 gs = g @ d.mT if d.ndim == 2 else g.unsqueeze(-1) * d
             else:
-                a = s._data
-                if leaf and a.layout is sparse_coo:
-                    # NOTE: matches torch: a sparse leaf's gradient has its coalesced pattern
-                    a = a.coalesced_array()
+                # NOTE: matches torch: the dense gradient masked to s's coalesced pattern (one
+                # value per position, so that it adds to dense gradients of s correctly)
+                a = s._data.coalesced_array()
                 r, c = a.rows_cols()
                 if graph:  # per-entry dot products in Tensor ops (differentiable)
                     rt, ct = _wrap(r), _wrap(c)

@@ -195,9 +195,11 @@ class SparseTensor(Tensor):
         if not isinstance(other, Tensor):
             raise unsupported("add (sparse + scalar)")
         if other._data.__class__ is not SparseArray:
-            raise RuntimeError(
-                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
-            )
+            # NOTE: a deliberate difference: torch refuses add(sparse, dense); ember gives the
+            # dense sum, as add(dense, sparse) does, so that the engine can add a sparse and a
+            # dense gradient of one tensor in either order
+            dense = self.to_dense()
+            return dense + other if alpha == 1 else dense.add(other, alpha=alpha)
         if tuple(other.shape) != tuple(self.shape):
             raise RuntimeError(
                 f"add: expected sizes of 'self' and 'other' to match, but {list(self.shape)} != "
