@@ -20,9 +20,10 @@ import numpy as np
 import ember
 
 try:
-    from bench import checkpoint, train
+    from bench import checkpoint, tensorlib, train
 except ImportError:  # run as a script: python bench/run.py
     import checkpoint
+    import tensorlib
     import train
 
 try:
@@ -177,6 +178,8 @@ for _name, (_builder, _what) in train.TRAIN_WORKLOADS.items():
 
 
 workload("checkpoint")(lambda quick: checkpoint.run(quick, compare))
+for _name in ("linalg", "fft", "sparse-mm", "bf16-linear", "import"):
+    workload(_name)(lambda quick, n=_name: tensorlib.run(n, quick, compare, ember, torch))
 
 
 def _rss_peak_reset() -> bool:

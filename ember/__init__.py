@@ -6,8 +6,25 @@
 # ruff: noqa: I001  (the import order below is deliberate: autograd before the tensor and ops)
 
 from ember import backend  # noqa: F401
+from ember import _dtype as _dtype_mod
 from ember._device import device, get_default_device, set_default_device  # noqa: F401
 from ember._dtype import (  # noqa: F401
+    bfloat16,
+    can_cast,
+    finfo,
+    iinfo,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    uint16,
+    uint32,
+    uint64,
     bool,
     double,
     dtype,
@@ -88,27 +105,28 @@ from ember.ops.index_dim import *  # noqa: F401,F403,E402
 from ember.ops.masked import *  # noqa: F401,F403,E402
 from ember.ops.nonzero_unique import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402
-from ember.ops.addmm import *  # noqa: F401,F403,E402
-from ember.ops.products import *  # noqa: F401,F403,E402
-from ember.ops.cross import *  # noqa: F401,F403,E402
-from ember.ops.einsum import *  # noqa: F401,F403,E402
-from ember.ops.softmax import *  # noqa: F401,F403,E402
-from ember.ops.special_gamma import *  # noqa: F401,F403,E402
-from ember.ops.statistics import *  # noqa: F401,F403,E402
-from ember.ops.bucketing import *  # noqa: F401,F403,E402
-from ember.ops.combinatorics import *  # noqa: F401,F403,E402
-from ember.ops.calculus import *  # noqa: F401,F403,E402
-from ember.ops.distances import *  # noqa: F401,F403,E402
-from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
-from ember.ops.aliases import *  # noqa: F401,F403,E402
-from ember.ops.special import *  # noqa: F401,F403,E402
-from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
-from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
-from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
 from ember.ops.linalg_solve import *  # noqa: F401,F403,E402
 from ember.ops.linalg_solve import _TOP as _linalg_solve_top  # noqa: E402
 
 globals().update(_linalg_solve_top)  # torch.lu, lu_solve... differ from torch.linalg's
+from ember.ops.addmm import *  # noqa: F401,F403,E402
+from ember.ops.products import *  # noqa: F401,F403,E402
+from ember.ops.cross import *  # noqa: F401,F403,E402
+from ember.ops.einsum import *  # noqa: F401,F403,E402
+from ember.ops.complex import *  # noqa: F401,F403,E402
+from ember.ops.softmax import *  # noqa: F401,F403,E402
+from ember.ops.special_gamma import *  # noqa: F401,F403,E402
+from ember.ops.special import *  # noqa: F401,F403,E402
+from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
+from ember.ops.bucketing import *  # noqa: F401,F403,E402
+from ember.ops.statistics import *  # noqa: F401,F403,E402
+from ember.ops.distances import *  # noqa: F401,F403,E402
+from ember.ops.calculus import *  # noqa: F401,F403,E402
+from ember.ops.combinatorics import *  # noqa: F401,F403,E402
+from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
+from ember.ops.aliases import *  # noqa: F401,F403,E402
+from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
+from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
 globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
 from ember.ops.linalg_qr import *  # noqa: F401,F403,E402
 from ember.ops.linalg_qr import _TOP as _linalg_qr_top  # noqa: E402
@@ -146,6 +164,20 @@ def is_nonzero(input: Tensor) -> bool:
     return input.__bool__()
 
 
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype of an arithmetic op between two tensors or numbers, by PyTorch's promotion
+    rules (dimensioned tensors before zero-dim tensors before Python numbers).
+
+    Example:
+        >>> import ember
+        >>> ember.result_type(ember.tensor([1, 2]), 1.0)
+        ember.float32
+    """
+    from ember.ops._dispatch import promote
+
+    return _dtype_mod.from_np(promote(tensor1, tensor2))
+
+
 def numel(input: Tensor) -> int:
     return input.numel()
 
@@ -167,10 +199,20 @@ from ember import sparse  # noqa: F401,E402
 from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
 from ember.sparse._methods import spmm  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
-from ember.storage import *  # noqa: F401,F403,E402
-from ember.ops.legacy import *  # noqa: F401,F403,E402
 from ember.ops.memory import *  # noqa: F401,F403,E402
+from ember.ops.legacy import *  # noqa: F401,F403,E402
+from ember.storage import *  # noqa: F401,F403,E402
 from ember.utils.summary import summary  # noqa: F401,E402
 from ember._environment import *  # noqa: F401,F403,E402
 from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402
 from ember import accelerator, cpu, jit, mps, testing, version, xpu  # noqa: F401,E402
+from ember import fft  # noqa: F401,E402  (torch.fft)
+from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the windows)
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    istft,
+    kaiser_window,
+    stft,
+)

@@ -100,7 +100,7 @@ class _Formatter:
     """Chooses one width and notation for all the values of a tensor (PyTorch's rules)."""
 
     def __init__(self, a):
-        self.floating_dtype = a.dtype.kind == "f"
+        self.floating_dtype = a.dtype.kind in "fV"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
@@ -148,6 +148,20 @@ class _Formatter:
         else:
             ret = f"{value}"
         return (self.max_width - len(ret)) * " " + ret
+
+
+def _complex_format(fr: _Formatter, fi: _Formatter):
+    """The element formatter of a complex tensor: the real part by ``fr``, then the imaginary
+    part by ``fi`` with its sign and a ``j`` (PyTorch's layout: ``1.0000-2.5000j``)."""
+
+    def fmt(v):
+        re = fr.format(v.real)
+        im = (fi.format(v.imag) + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
+
+    fmt.width = lambda: fr.width() + fi.width() + 1  # the ``j``
+    fmt.format = fmt
+    return fmt
 
 
 def _vector_str(a, indent: int, summarize: bool, formatter: _Formatter) -> str:
@@ -214,6 +228,10 @@ def _tensor_str(a, indent: int) -> str:
     if a.size == 0:
         return "[]"
     summarize = a.size > PRINT_OPTS.threshold
+    if a.dtype.kind == "c":
+        s = _summarized_data(a) if summarize else a
+        formatter = _complex_format(_Formatter(s.real), _Formatter(s.imag))
+        return _tensor_str_with_formatter(a, indent, summarize, formatter)
     formatter = _Formatter(_summarized_data(a) if summarize else a)
     return _tensor_str_with_formatter(a, indent, summarize, formatter)
 
@@ -258,6 +276,8 @@ def tensor_repr(t, *, tensor_contents=None) -> str:
     default = _dtype.get_default_dtype()
     dt = _dtype.from_np(npd)
     has_default_dtype = dt is default or dt is _dtype.int64 or dt is _dtype.bool
+    if dt.is_complex:  # NOTE: matches torch: the default complex dtype is not shown either
+        has_default_dtype = dt is _dtype.default_complex_dtype()
     shape = tuple(data.shape)
     if xp.device_type == "meta":
         suffixes.append(f"size={shape}")

@@ -27,9 +27,9 @@ from ember.tensor import Tensor, _wrap, _wrap_dim
 _INF = math.inf
 
 
-def _check_float(input: Tensor, op: str, low_precision: bool = True):
+def _check_float(input: Tensor, op: str, low_precision: bool = True, kinds: str = "fV"):
     d = input._data.dtype
-    if d.kind != "f":
+    if d.kind not in kinds:
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
         )
@@ -41,7 +41,7 @@ def _apply_dtype(input: Tensor, dtype, op: str) -> Tensor:
     if dtype is None:
         return input
     npd = _dtype.to_np(dtype)
-    if npd.kind != "f":
+    if npd.kind not in "fcV":
         raise RuntimeError(f"{op}: dtype should be floating point or complex. Got {_tname(npd)}")
     if npd.itemsize < input._data.dtype.itemsize:
         raise RuntimeError(
@@ -73,7 +73,8 @@ class LinalgVectorNorm(Function):
             r = xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
         else:
             r = xp.sum(x**ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-        r = xp.asarray(r).astype(a.dtype, copy=False)
+        # a complex input's norm is real (NOTE: matches torch)
+        r = xp.asarray(r).astype(_dtype.from_np(a.dtype).to_real()._np, copy=False)
         ctx.save_for_backward(a, r)
         return r
 
@@ -95,7 +96,7 @@ def _vector_norm_backward(ctx, g, x, norm):
     if p == 0:
         return g * 0 * x
     sgn = _wrap(xp.sign(xd))
-    absx = x * sgn
+    absx = x * sgn if xd.dtype.kind != "c" else x.abs()
     if p == 1:
         return g * sgn
     nd = norm._data
@@ -126,7 +127,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     """
     if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
-    _check_float(x, "linalg.vector_norm")
+    _check_float(x, "linalg.vector_norm", kinds="fcV")
     x = _apply_dtype(x, dtype, "linalg.vector_norm")
     axes = _axes(x, dim)
     if (ord < 0 or ord == _INF) and x._data.size == 0:

@@ -86,7 +86,7 @@ class Tensor:
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and not self._data.dtype.kind == "f":
+        if requires_grad and self._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 f"only Tensors of floating point dtype can require gradients, got {self.dtype}"
             )
@@ -255,7 +255,7 @@ class Tensor:
         return _dtype._FROM_NP[self._data.dtype]
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_complex(self) -> bool:
         return False

@@ -23,7 +23,12 @@ except ImportError:  # pragma: no cover - CI installs torch
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (pip install torch)")
 
-TOL = {"float16": (1e-2, 1e-2), "float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
+TOL = {
+    "bfloat16": (1.6e-2, 1e-2),
+    "float16": (1e-2, 1e-2),
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-7, 1e-9),
+}
 
 
 def _rng(row, idx):
@@ -61,11 +66,14 @@ def to_lib(lib, arrays, dtype, requires_grad=False, device=None):
             return [conv(x) for x in val]
         if kind == "v":
             return val
-        arr = val.astype(dtype) if kind == "f" else val
+        low = kind == "f" and dtype == "bfloat16"  # built as float32, then rounded by the lib
+        arr = val.astype(np.float32 if low else dtype) if kind == "f" else val
         if lib is ember:
             t = ember.tensor(arr, device=device) if device else ember.tensor(arr)
         else:
             t = torch.from_numpy(np.array(arr))
+        if low:
+            t = t.to(lib.bfloat16)
         if kind == "f" and requires_grad:
             t.requires_grad_(True)
             leaves.append(t)
@@ -85,8 +93,10 @@ def flatten(out):
 
 def to_np(x):
     if isinstance(x, ember.Tensor):
-        return x.detach().numpy()
+        return x.detach().float().numpy() if x.dtype is ember.bfloat16 else x.detach().numpy()
     if torch is not None and isinstance(x, torch.Tensor):
+        if x.dtype is torch.bfloat16:
+            return x.detach().float().numpy()
         if x._is_zerotensor():  # e.g. torch's gradient of sgn: a ZeroTensor has no data
             return np.zeros(tuple(x.shape), dtype=str(x.dtype).split(".")[-1])
         return x.detach().numpy()
@@ -198,7 +208,9 @@ def test_meta_shapes(row, idx, sample):
 
 def _dtype_cases():
     for row, idx, s in CASES:
-        for dt in row.dtypes:
+        # every op that takes float16 takes bfloat16 too (both compute in float32, as torch's)
+        extra = ("bfloat16",) if "float16" in row.dtypes else ()
+        for dt in row.dtypes + extra:
             yield pytest.param(row, idx, s, dt, id=f"{row.name}-{s.name or idx}-{dt}")
 
 
@@ -208,8 +220,8 @@ def test_dtypes_match_torch(row, idx, sample, dtype):
     if not row.torch:
         pytest.skip(row.skip_reason or f"{row.name}: no torch counterpart")
     arrays = make_arrays(row, idx, sample)
-    args, _ = to_lib(ember, arrays, np.dtype(dtype))
-    targs, _ = to_lib(torch, arrays, np.dtype(dtype))
+    args, _ = to_lib(ember, arrays, dtype if dtype == "bfloat16" else np.dtype(dtype))
+    targs, _ = to_lib(torch, arrays, dtype if dtype == "bfloat16" else np.dtype(dtype))
     got = flatten(run(ember, row, sample, args))
     want = flatten(run(torch, row, sample, targs))
     rtol, atol = TOL[dtype]

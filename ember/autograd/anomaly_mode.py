@@ -93,7 +93,7 @@ def _check_grads(node, grads) -> None:
             continue
         d = g._data
         xp = backend.namespace(d)
-        if xp.device_type == "meta" or d.dtype.kind != "f":
+        if xp.device_type == "meta" or d.dtype.kind not in "fcV":
             continue
         if bool(xp.isnan(d).any()):
             raise RuntimeError(

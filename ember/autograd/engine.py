@@ -36,7 +36,7 @@ def _make_grads(outputs, grad_outputs):
                     f"grad can be implicitly created only for scalar outputs; got an output of "
                     f"shape {tuple(out._data.shape)}: pass gradient= (a tensor of that shape)"
                 )
-            if out._data.dtype.kind != "f":
+            if out._data.dtype.kind not in "fV":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype}"
@@ -82,7 +82,7 @@ def tensor_backward(
         # the common ``loss.backward()``: seed a scalar loss with 1 (what _make_grads does,
         # without its loop and checks); anything else takes the general path and its errors
         d = self._data
-        if d.size == 1 and d.dtype.kind == "f":
+        if d.size == 1 and d.dtype.kind in "fV":
             one = _ARRAY_TYPES[d.__class__].empty(d.shape, d.dtype)
             one[()] = 1.0
             _run((self,), (_wrap(one),), bool(retain_graph), False, None, True)
@@ -537,6 +537,9 @@ def _fit(g, shape, dtype, node, edge):
     if d.shape != shape:
         g = _sum_to(g, shape, node, i)
     if g._data.dtype != dtype:
+        if g._data.dtype.kind == "c" and dtype.kind != "c":
+            # NOTE: matches torch: a real input's gradient is the real part of a complex one
+            g = g.real
         g = g.to(_dtype_of(dtype))
     return g
 

@@ -335,6 +335,9 @@ class Function(metaclass=_FunctionMeta):
 
     _array_forward = False  # built-in ops: forward on raw arrays
     _node_name = None
+    # built-in ops whose float16/bfloat16 inputs compute in float32 and round once at the end,
+    # as torch's CPU kernels do (see ``low_opmath``)
+    _low_opmath = False
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -397,6 +400,8 @@ def _apply_arrays(cls, *args, **kwargs):
             raw.append(a)
         nxt.append(None)
         needs.append(False)
+    if cls._low_opmath:
+        return _apply_low(cls, args, raw, nxt, needs, requires, kwargs)
     if not requires:
         try:
             out = cls.forward(NOGRAD_CTX, *raw, **kwargs)
@@ -411,6 +416,49 @@ def _apply_arrays(cls, *args, **kwargs):
     except ValueError as e:
         raise numpy_error(e, raw) from None
     return _record(ctx, nxt, tuple(needs), args, raw, out)
+
+
+def low_opmath(raw):
+    """The low-precision float dtype among raw op arguments (float16 or bfloat16) and the
+    arguments with those arrays in float32; ``(None, raw)`` when there is none."""
+    low = None
+    for a in raw:
+        if a.__class__ in _ARRAY_TYPES and a.dtype.char in "eE":
+            low = a.dtype
+            break
+    if low is None:
+        return None, raw
+    f32 = _F32
+    # a dtype argument naming the low dtype (a result dtype the op casts to) becomes float32 too
+    return low, [
+        a.astype(f32) if a.__class__ in _ARRAY_TYPES and a.dtype == low else f32 if a is low else a
+        for a in raw
+    ]
+
+
+def round_low(out, low):
+    """Float32 op outputs rounded to ``low`` (a tuple's too)."""
+    if out.__class__ is tuple:
+        return tuple(round_low(o, low) for o in out)
+    if out.__class__ in _ARRAY_TYPES and out.dtype == _F32:
+        return out.astype(low)
+    return out
+
+
+def _apply_low(cls, args, raw, nxt, needs, requires, kwargs):
+    low, raw = low_opmath(raw)
+    ctx = cls._Node() if requires else NOGRAD_CTX
+    try:
+        out = cls.forward(ctx, *raw, **kwargs)
+    except ValueError as e:
+        raise numpy_error(e, raw) from None
+    if low is not None:
+        out = round_low(out, low)
+    if requires:
+        return _record(ctx, nxt, tuple(needs), args, raw, out)
+    if out.__class__ is tuple:
+        return tuple([_wrap(_as_array(o, raw)) for o in out])
+    return _wrap(out if out.__class__ in _ARRAY_TYPES else backend.cpu.asarray(out))
 
 
 def numpy_error(exc: ValueError, raw) -> Exception:
@@ -438,6 +486,7 @@ def numpy_error(exc: ValueError, raw) -> Exception:
 
 
 _ARRAY_TYPES = backend._BY_TYPE
+_F32 = backend.np_dtype("float32")
 
 
 def _as_array(out, raw):
@@ -483,7 +532,7 @@ def _record(ctx, nxt, needs, args, raw, out):
     t._grad = None
     t._vc = [0]
     t._base = None
-    if out.dtype.kind == "f":
+    if out.dtype.kind in "fcV":
         t._requires_grad = True
         t._grad_fn = ctx
         ctx._out_meta = ((out.shape, out.dtype),)
@@ -534,7 +583,9 @@ def _record_general(ctx, args, raw, out):
                     break
         if t is None:
             t = _wrap(o)
-        diff = o.dtype.kind == "f" and not (non_diff is not None and any(o is n for n in non_diff))
+        diff = o.dtype.kind in "fcV" and not (
+            non_diff is not None and any(o is n for n in non_diff)
+        )
         if diff:
             t._requires_grad = True
             t._grad_fn = ctx
@@ -648,7 +699,7 @@ def _apply_tensors(cls, *args, **kwargs):
             t = _function_view(o, o, cls)
         else:
             t = o
-        diff = t._data.dtype.kind == "f" and not any(o is n for n in non_diff)
+        diff = t._data.dtype.kind in "fcV" and not any(o is n for n in non_diff)
         if diff:
             t._requires_grad = True
             t._grad_fn = ctx

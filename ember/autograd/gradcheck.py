@@ -2,7 +2,13 @@
 
 Both follow PyTorch's signatures. The analytical Jacobian is built one output element at a time
 with ``autograd.grad`` (a vector-Jacobian product per row); the numerical one perturbs each
-input element by ``eps`` in both directions. Use float64 inputs.
+input element by ``eps`` in both directions. Use float64 (or complex128) inputs.
+
+Complex numbers are checked as PyTorch does, through their real and imaginary parts: a complex
+input is perturbed along ``eps`` and ``eps * 1j``, a complex output contributes its real and
+imaginary parts, and the analytical side seeds a complex output with ``1`` and ``1j``. Under the
+conjugate Wirtinger convention those seeds give ``dRe/dx + i dRe/dy`` and ``dIm/dx + i dIm/dy``,
+so a backward formula missing a conjugation fails the check.
 """
 
 from __future__ import annotations
@@ -27,11 +33,23 @@ def _diff_inputs(inputs):
 
 def _outputs(func, inputs):
     out = _as_tuple(func(*inputs))
-    return [o for o in out if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
+    return [o for o in out if isinstance(o, Tensor) and o._data.dtype.kind in "fcV"]
 
 
 def _numpy(t: Tensor):
     return backend.namespace(t._data).to_numpy(t._data)
+
+
+def _real_flat(a):
+    """An array's values as a flat real vector: a complex one interleaves (re, im)."""
+    a = a.reshape(-1)
+    if a.dtype.kind == "c":
+        return backend.cpu.stack([a.real, a.imag], -1).reshape(-1)
+    return a.copy()
+
+
+def _real_size(t: Tensor) -> int:
+    return t._data.size * (2 if t._data.dtype.kind == "c" else 1)
 
 
 def _numerical(func, inputs, idx, eps):
@@ -46,18 +64,20 @@ def _numerical(func, inputs, idx, eps):
         flat = _numpy(x).reshape(-1)  # a view: perturbs the tensor's own memory
         if not _numpy(x).flags.c_contiguous:
             raise ValueError("gradcheck needs contiguous inputs")
-        blocks = [xp.zeros((flat.size, o._data.size)) for o in base]
+        blocks = [xp.zeros((_real_size(x), _real_size(o))) for o in base]
+        steps = (eps, eps * 1j) if flat.dtype.kind == "c" else (eps,)
         for j in range(flat.size):
             orig = flat[j]
-            flat[j] = orig + eps
-            with _gm.no_grad():
-                plus = [_numpy(o).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[j] = orig - eps
-            with _gm.no_grad():
-                minus = [_numpy(o).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[j] = orig
-            for k in range(len(base)):
-                blocks[k][j] = (plus[k] - minus[k]) / (2 * eps)
+            for s, step in enumerate(steps):
+                flat[j] = orig + step
+                with _gm.no_grad():
+                    plus = [_real_flat(_numpy(o)) for o in _outputs(func, inputs)]
+                flat[j] = orig - step
+                with _gm.no_grad():
+                    minus = [_real_flat(_numpy(o)) for o in _outputs(func, inputs)]
+                flat[j] = orig
+                for k in range(len(base)):
+                    blocks[k][j * len(steps) + s] = (plus[k] - minus[k]) / (2 * eps)
         jac.append(blocks)
     return jac
 
@@ -66,23 +86,27 @@ def _analytical(func, inputs, idx):
     xp = backend.cpu
     outs = _outputs(func, inputs)
     diff_in = [inputs[i] for i in idx]
-    jac = [[xp.zeros((inputs[i]._data.size, o._data.size)) for o in outs] for i in idx]
+    jac = [[xp.zeros((_real_size(inputs[i]), _real_size(o))) for o in outs] for i in idx]
     for k, o in enumerate(outs):
         if not o._requires_grad:
             continue
+        # a complex output is seeded with 1 (its real part) and 1j (its imaginary part)
+        seeds = (1, 1j) if o._data.dtype.kind == "c" else (1,)
         for j in range(o._data.size):
-            g = xp.zeros(o._data.size, dtype=o._data.dtype)
-            g[j] = 1
-            gt = _wrap(g.reshape(o._data.shape))
-            grads = _grad([o], diff_in, [gt], retain_graph=True, allow_unused=True)
-            for n, gi in enumerate(grads):
-                if gi is not None:
-                    if gi._data.shape != inputs[idx[n]]._data.shape:
-                        raise GradcheckError(
-                            f"gradient for input {idx[n]} has shape {tuple(gi._data.shape)}, "
-                            f"expected {tuple(inputs[idx[n]]._data.shape)}"
-                        )
-                    jac[n][k][:, j] = _numpy(gi).reshape(-1)
+            for s, seed in enumerate(seeds):
+                g = xp.zeros(o._data.size, dtype=o._data.dtype)
+                g[j] = seed
+                gt = _wrap(g.reshape(o._data.shape))
+                grads = _grad([o], diff_in, [gt], retain_graph=True, allow_unused=True)
+                for n, gi in enumerate(grads):
+                    if gi is not None:
+                        if gi._data.shape != inputs[idx[n]]._data.shape:
+                            raise GradcheckError(
+                                f"gradient for input {idx[n]} has shape "
+                                f"{tuple(gi._data.shape)}, expected "
+                                f"{tuple(inputs[idx[n]]._data.shape)}"
+                            )
+                        jac[n][k][:, j * len(seeds) + s] = _real_flat(_numpy(gi))
     return jac
 
 
@@ -172,7 +196,12 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = backend.cpu.random.default_rng(0)
         grad_outputs = tuple(
-            _wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype)).requires_grad_()
+            _wrap(
+                backend.cpu.asarray(
+                    rng.standard_normal(o._data.shape)
+                    + (1j * rng.standard_normal(o._data.shape) if o._data.dtype.kind == "c" else 0)
+                ).astype(o._data.dtype)
+            ).requires_grad_()
             for o in outs
         )
     grad_outputs = _as_tuple(grad_outputs)

@@ -27,6 +27,23 @@ _BY_TYPE: dict[type, object] = {cpu.ndarray: cpu, meta.ndarray: meta}
 _BY_DEVICE: dict[str, object] = {"cpu": cpu, "meta": meta}
 
 
+def ml_dtype(name: str):
+    """The NumPy dtype ``name`` from ml_dtypes (``bfloat16``, ``float8_e4m3fn``...), imported on
+    first use so that ``import ember`` does not load it."""
+    import ml_dtypes
+
+    return _np.dtype(getattr(ml_dtypes, name))
+
+
+def finfo(npd):
+    """Machine limits of a floating NumPy dtype (ml_dtypes' own finfo for its types)."""
+    if npd.char not in "efdg":  # ml_dtypes' types (float8_e5m2 has kind "f" too)
+        import ml_dtypes
+
+        return ml_dtypes.finfo(npd)
+    return _np.finfo(npd)
+
+
 def namespace(array):
     """The backend module (``xp``) that owns ``array``."""
     return _BY_TYPE[type(array)]

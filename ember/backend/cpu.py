@@ -126,3 +126,4 @@ from ember.backend._linalg_decomp import (  # noqa: E402,F401  (the linalg decom
     linalg_svd,
     ormqr,
 )
+from ember.backend._fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401  (torch.fft)

@@ -529,3 +529,4 @@ from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
     linalg_svd,
     ormqr,
 )
+from ember.backend._meta_fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401

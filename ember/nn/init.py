@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ember import backend
+from ember import _dtype, backend
 from ember.autograd.grad_mode import no_grad
 from ember.ops.creation import empty as _empty
 from ember.ops.creation import eye as _eye
@@ -372,9 +372,10 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     cols = tensor.numel() // rows
     gauss = _empty(rows, cols, dtype=tensor.dtype, device=tensor.device)
     gauss.normal_(0, 1, generator=generator)
-    if gauss._data.dtype.char == "e":
+    if gauss._data.dtype.char in "eE":
         raise NotImplementedError(
-            f"\"geqrf_cpu\" not implemented for 'Half': orthogonal_ needs a float32 or float64 "
+            f"\"geqrf_cpu\" not implemented for '{_dtype.SCALAR_NAMES[tensor.dtype.name]}': "
+            "orthogonal_ needs a float32 or float64 "
             f"tensor (got {tensor.dtype}); initialize a float32 copy and convert it"
         )
     m = gauss._data if rows >= cols else gauss._data.T

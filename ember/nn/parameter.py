@@ -165,7 +165,7 @@ class UninitializedTensorMixin:
         self.shape  # noqa: B018  (raises)
 
     def is_floating_point(self) -> bool:
-        return _SLOT_DATA.__get__(self).dtype.kind == "f"
+        return _SLOT_DATA.__get__(self).dtype.kind in "fV"
 
     def is_complex(self) -> bool:
         return False

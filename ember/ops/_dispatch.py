@@ -14,14 +14,18 @@ from ember.autograd.function import (
     NOGRAD_CTX,
     _as_array,
     _record,
+    edge,
+    low_opmath,
     numpy_error,
     refresh_stale_view,
+    round_low,
 )
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 _state = _gm.state
 _ARRAY_TYPES = backend._BY_TYPE
 _binary_np_dtype = _dtype.binary_np_dtype
+_F32 = _dtype.float32._np
 
 
 def promote2(a, b):
@@ -38,7 +42,10 @@ def promote2(a, b):
                     xb = xb.astype(dt)
             return xa, xb
         xb = _number(b, a)
-        if xa.dtype.kind != "f" and isinstance(xb, float):  # int tensor, float scalar
+        # an int tensor with a float scalar, or a real tensor with a complex one
+        if (isinstance(xb, float) and xa.dtype.kind not in "fcV") or (
+            isinstance(xb, complex) and xa.dtype.kind != "c"
+        ):
             dt = _binary_np_dtype(xa, xb)
             if xa.dtype is not dt:
                 xa = xa.astype(dt)
@@ -59,7 +66,7 @@ def _number(x, like):
     if isinstance(x, backend.generic):
         return x.item()
     if isinstance(x, complex):
-        raise NotImplementedError("ember has no complex dtypes")
+        return x
     raise TypeError(
         f"unsupported operand type for a Tensor op: {type(x).__name__} (with a tensor of "
         f"shape {tuple(like._data.shape)}); expected a Tensor or a number"
@@ -74,11 +81,28 @@ def binary(cls, a, b):
         refresh_stale_view(a)
     if tb and b._base is not None and b._view_version != b._vc[0]:
         refresh_stale_view(b)
+    low = None
     if ta and tb and a._data.dtype is b._data.dtype:  # no promotion: skip promote2's call
         xa = a._data
         xb = b._data
     else:
         xa, xb = promote2(a, b)
+        if (xa if ta else xb).dtype.char in "eE":
+            # NOTE: matches torch: float16/bfloat16 kernels compute in float32 and round once,
+            # with every operand first cast to the result dtype, except that a * s and a / s
+            # with a number or zero-dim s keep s's own value (torch's opmath scalar).
+            xl = xa if ta else xb
+            if ta and getattr(cls, "_opmath_scalar", False) and (not tb or xb.ndim == 0):
+                low = xl.dtype
+                xa = xa.astype(_F32)
+                if tb:
+                    xb = b._data.astype(_F32)
+            elif not ta:
+                xa = xl.dtype.type(xa)  # a NumPy scalar of that dtype (NumPy's own rounding)
+            elif not tb:
+                xb = xl.dtype.type(xb)
+    if cls._low_opmath:
+        low, (xa, xb) = low_opmath((xa, xb))
     ga = ta and a._requires_grad
     gb = tb and b._requires_grad
     if (ga or gb) and _state.enabled:
@@ -87,6 +111,8 @@ def binary(cls, a, b):
             out = cls.forward(ctx, xa, xb)
         except ValueError as e:
             raise numpy_error(e, (xa, xb)) from None
+        if low is not None and out.dtype == _F32:
+            out = out.astype(low)
         # the edges built inline (``edge`` spelled out): this runs for every recorded a * b
         ea = eb = None
         if ga:
@@ -110,6 +136,8 @@ def binary(cls, a, b):
         raise numpy_error(e, (xa, xb)) from None
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
+    if low is not None and out.dtype == _F32:
+        out = out.astype(low)
     return _wrap(out)
 
 
@@ -119,6 +147,8 @@ def unary(cls, a, *args):
     if a._base is not None and a._view_version != a._vc[0]:
         refresh_stale_view(a)
     x = a._data
+    if cls._low_opmath and x.dtype.char in "eE":
+        return _apply_low_unary(cls, a, args)
     if a._requires_grad and _state.enabled:
         ctx = cls._Node()
         out = cls.forward(ctx, x, *args)
@@ -131,6 +161,24 @@ def unary(cls, a, *args):
     out = cls.forward(NOGRAD_CTX, x, *args)
     if out.__class__ not in _ARRAY_TYPES:
         out = backend.cpu.asarray(out)
+    return _wrap(out)
+
+
+def _apply_low_unary(cls, a, args):
+    # float16/bfloat16: forward in float32, its float32 outputs rounded once (torch's opmath)
+    x = a._data
+    xf = x.astype(_F32)
+    if a._requires_grad and _state.enabled:
+        ctx = cls._Node()
+        out = round_low(cls.forward(ctx, xf, *args), x.dtype)
+        e = edge(a)
+        n = len(args)
+        return _record(ctx, (e,) + _NONES[n], _FIRST_ONLY[n], (a, *args), (xf, *args), out)
+    out = round_low(cls.forward(NOGRAD_CTX, xf, *args), x.dtype)
+    if out.__class__ is tuple:
+        return tuple(_wrap(o) for o in out)
+    if out.__class__ not in _ARRAY_TYPES:
+        out = round_low(backend.cpu.asarray(out), x.dtype)
     return _wrap(out)
 
 
@@ -162,6 +210,14 @@ def promote(*xs):
         elif x is not None:
             scalars.append(_dtype.scalar_dtype(x))
     return _dtype.result_type_of(dims, zeros, scalars)._np
+
+
+def cj(v):
+    """``conj(v)`` for backward formulas: ``v`` itself unless complex (a Tensor or a number),
+    so the real path pays one call (complex gradients are conjugate Wirtinger derivatives)."""
+    if isinstance(v, Tensor):
+        return v.conj() if v._data.dtype.kind == "c" else v
+    return v.conjugate() if v.__class__ is complex else v
 
 
 def xp_of(array):

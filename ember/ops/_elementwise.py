@@ -45,15 +45,70 @@ def _floating(input, op: str) -> Tensor:
     if not isinstance(input, Tensor):
         _type_error(op, input)
     d = input._data
-    if d.dtype.kind == "f":
+    if d.dtype.kind in "fV":
+        return input
+    if d.dtype.kind == "c":
+        _complex_unsupported(op, d.dtype)
+    return _wrap(d.astype(_dtype.get_default_dtype()._np))
+
+
+def _floating_c(input, op: str) -> Tensor:
+    """``_floating`` for ops that PyTorch also computes on complex tensors."""
+    if not isinstance(input, Tensor):
+        _type_error(op, input)
+    d = input._data
+    if d.dtype.kind in "fcV":
         return input
     return _wrap(d.astype(_dtype.get_default_dtype()._np))
+
+
+# ops whose refusal of complex input torch words in its own way (others: ``_unsupported``)
+_COMPLEX_ERRORS = {
+    "deg2rad": (RuntimeError, "deg2rad is not supported for complex tensors."),
+    "rad2deg": (RuntimeError, "rad2deg is not supported for complex tensors."),
+    "sign": (
+        NotImplementedError,
+        "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+        "torch.sgn instead.",
+    ),
+    "clamp": (NotImplementedError, "clamp is not supported for complex types"),
+    "relu": (NotImplementedError, "clamp is not supported for complex types"),
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "fix": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "fmax": (RuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (RuntimeError, "fmin not implemented for complex tensors."),
+    "isposinf": (RuntimeError, "isposinf does not support complex inputs."),
+    "isneginf": (RuntimeError, "isneginf does not support complex inputs."),
+    "max": (RuntimeError, "max(): does not support complex input"),
+    "min": (RuntimeError, "min(): does not support complex input"),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "argsort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "nansum": (RuntimeError, "nansum on CPU does not support complex inputs"),
+    "nanmean": (RuntimeError, "nansum on CPU does not support complex inputs"),
+}
+
+
+def _complex_unsupported(op: str, npd):
+    """Raise torch's error for an op that refuses complex input (type as torch's; the message
+    torch's own where it names the op, else the kernel's "not implemented for" wording)."""
+    err = _COMPLEX_ERRORS.get(op)
+    if err is not None:
+        raise err[0](err[1])
+    name = _TORCH_NAME[_dtype.from_np(npd).name]
+    raise NotImplementedError(f"\"{op}\" not implemented for '{name}'")
 
 
 def _floating_pair(a, b):
     """Both operands in the default float dtype when their promoted dtype is not floating."""
     dt = promote(a, b)
-    if dt.kind == "f":
+    if dt.kind in "fV":
         return a, b
     f = _dtype.get_default_dtype()._np
     return tuple(_wrap(x._data.astype(f)) if isinstance(x, Tensor) else float(x) for x in (a, b))
@@ -61,7 +116,7 @@ def _floating_pair(a, b):
 
 def _opmath(x):
     # NOTE: matches torch: float16 kernels compute in float32 and round once at the end.
-    return x.astype(_F32) if x.dtype == _F16 else x
+    return x.astype(_F32) if x.dtype.char in "eE" else x  # float16, bfloat16
 
 
 def _cast(x, dt):
@@ -95,6 +150,7 @@ class _Unary(Function):
     """``y = xp.<fn>(x)``; ``saves`` names what backward needs: the input ("x") or the output
     ("y")."""
 
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     fn = ""
     saves = ""
@@ -120,7 +176,7 @@ class _ZeroGrad(_Unary):
 
 
 # ---- binary operator dunders ------------------------------------------------------------------
-_OPERAND = (Tensor, int, float, backend.generic)
+_OPERAND = (Tensor, int, float, complex, backend.generic)
 
 
 def _operator(fn, reflected: bool = False):

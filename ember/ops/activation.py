@@ -47,7 +47,7 @@ _ONE_SIXTH_F32 = _f32(1.0 / 6.0)
 
 def _up(x):
     # NOTE: matches torch: half kernels compute in float32 and round once.
-    return x.astype(_F32) if x.dtype == _F16 else x
+    return x.astype(_F32) if x.dtype.char in "eE" else x  # float16, bfloat16
 
 
 def _some(xp, mask) -> bool:
@@ -142,7 +142,7 @@ class Hardtanh(Function):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
         xp = xp_of(x)
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             lo, hi = math.ceil(lo), math.floor(hi)
         return _down(xp.clip(x, lo, hi), x)
 

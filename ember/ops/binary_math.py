@@ -305,7 +305,7 @@ def hypot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check(input, "hypot")
     _check(other, "hypot", "other", 2)
     dt = promote(input, other)
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         _unsupported("hypot", dt)
     return _out(binary(Hypot, input, other), out)
 
@@ -347,6 +347,7 @@ def copysign(input: Tensor, other, *, out=None) -> Tensor:
 
 
 class Xlogy(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "XlogyBackward0"
 

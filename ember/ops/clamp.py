@@ -14,6 +14,7 @@ from ember.tensor import Tensor
 class Clamp(Function):
     """``clamp`` with number bounds: the gradient passes where ``min <= x <= max``."""
 
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "ClampBackward1"
 
@@ -52,6 +53,7 @@ class ClampMax(Clamp):
 class ClampT(Function):
     """``clamp`` with tensor bounds: gradients also flow to the bound that was taken."""
 
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "ClampBackward0"
 

@@ -111,11 +111,11 @@ def isclose(
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     xp = xp_of(a)
     close = a == b
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and a.dtype.kind in "fV":
         close = close | (xp.isnan(a) & xp.isnan(b))
     if rtol == 0 and atol == 0:
         return _wrap(_as_array(close, None))
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         # NOTE: matches torch: the tolerance is computed in the default float dtype
         f = _dtype.get_default_dtype()._np
         if a.dtype == _BOOL:

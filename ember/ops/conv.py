@@ -112,7 +112,7 @@ _F32 = _dtype.float32._np
 
 def _f32(a):
     # NOTE: matches torch: CPU half convolutions accumulate in float32
-    return a.astype(_F32) if a.dtype.char == "e" else a
+    return a.astype(_F32) if a.dtype.char in "eE" else a
 
 
 def _padded(x, g: _Geom):
@@ -270,7 +270,7 @@ class Conv(Function):
     def forward(ctx, x, w, b, g):
         ctx.save_for_backward(x, w)
         ctx.g = g
-        if x.dtype.char == "e":
+        if x.dtype.char in "eE":
             return _half_wrap(lambda x, w, b: _conv_fwd(x, w, b, g)[0], x, w, b)
         y, col = _conv_fwd(x, w, b, g)
         ctx.col = col  # the weight gradient's operand; dropped by backward
@@ -302,7 +302,7 @@ class ConvTranspose(Function):
     def forward(ctx, y, w, b, g, ycols=None):
         ctx.save_for_backward(y, w)
         ctx.g = g
-        if y.dtype.char == "e":
+        if y.dtype.char in "eE":
             return _half_wrap(lambda y, w, b: _convT_fwd(y, w, b, g), y, w, b)
         return _convT_fwd(y, w, b, g, ycols)
 
@@ -329,7 +329,7 @@ class ConvWeightGrad(Function):
     def forward(ctx, x, gy, g, col, gycols=None):
         ctx.save_for_backward(x, gy)
         ctx.g = g
-        if x.dtype.char == "e":
+        if x.dtype.char in "eE":
             return _half_wrap(lambda x, gy: _wgrad(x, gy, g), x, gy)
         return _wgrad(x, gy, g, col, gycols)
 

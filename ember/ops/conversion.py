@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ember import _dtype, backend
 from ember._device import as_device
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _check_inplace, check_inference_write
 from ember.ops._dispatch import unary, xp_of
 from ember.tensor import Tensor
+
+_F32 = _dtype.float32._np
 
 
 class ToCopy(Function):
@@ -23,12 +27,26 @@ class ToCopy(Function):
         if xp_to is not xp_from:
             a = _transfer(a, xp_from, xp_to)
         if a.dtype != np_dtype:
+            if a.dtype.kind == "c" and np_dtype.kind not in "cb":
+                # NOTE: matches torch: the real part, with torch's warning (not NumPy's)
+                warnings.warn(
+                    "Casting complex values to real discards the imaginary part",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                a = a.real
+            elif np_dtype.char == "4" and a.dtype.kind in "fV":
+                # NOTE: matches torch: float8_e4m3fn (no infinity) saturates out-of-range
+                # values and infinities to +-448; ml_dtypes would give nan
+                a = xp_of(a).clip(a.astype(_F32, copy=False), -448.0, 448.0)
             return a.astype(np_dtype)
         return a if xp_to is not xp_from else a.copy()
 
     @staticmethod
     def backward(ctx, g):
         dt, dev = ctx.src
+        if dt.kind != "c" and g._data.dtype.kind == "c":
+            g = g.real  # a real source gets the real part of a complex gradient
         return g.to(device=dev, dtype=_dtype.from_np(dt)), None, None
 
 
@@ -306,6 +324,9 @@ Tensor.type = type_
 Tensor.float = _typed(_dtype.float32)
 Tensor.double = _typed(_dtype.float64)
 Tensor.half = _typed(_dtype.float16)
+Tensor.bfloat16 = _typed(_dtype.bfloat16)
+Tensor.cfloat = _typed(_dtype.complex64)
+Tensor.cdouble = _typed(_dtype.complex128)
 Tensor.long = _typed(_dtype.int64)
 Tensor.int = _typed(_dtype.int32)
 Tensor.short = _typed(_dtype.int16)

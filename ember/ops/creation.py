@@ -86,7 +86,7 @@ def _device_to_numpy(data):
 def _infer_np(data, arr):
     """PyTorch's dtype inference for ``tensor(data)``: Python floats take the default dtype."""
     kind = arr.dtype.kind
-    if kind == "f" and not isinstance(data, backend.ndarray) and arr.dtype != _cpu.float16:
+    if kind in "fV" and not isinstance(data, backend.ndarray) and arr.dtype != _cpu.float16:
         if _has_numpy_or_tensor_leaf(data):
             return arr.dtype
         return _dtype.get_default_dtype()._np
@@ -98,8 +98,12 @@ def _infer_np(data, arr):
         return _cpu.dtype("int64")
     if kind in "OUS":
         raise TypeError(f"could not infer a tensor dtype from data of NumPy kind {arr.dtype}")
-    if kind == "c":
-        raise NotImplementedError("ember has no complex dtypes")
+    if (
+        kind == "c"
+        and not isinstance(data, backend.ndarray)
+        and not _has_numpy_or_tensor_leaf(data)
+    ):
+        return _dtype.default_complex_dtype()._np  # Python complex numbers
     return arr.dtype
 
 
@@ -307,7 +311,7 @@ def arange(
         # NOTE: matches torch: values are start + i * step computed in double, then cast.
         data = (
             xp.asarray(_cpu.arange(n, dtype=_cpu.float64) * step + start).astype(npd)
-            if npd.kind == "f"
+            if npd.kind in "fV"
             else xp.asarray(_cpu.arange(start, start + n * step, step)[:n].astype(npd))
         )
     return _finish(data, requires_grad)

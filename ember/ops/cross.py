@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops.linalg import _check_batch, _check_tensor, _dname, _no_bool
 from ember.ops.pointwise import _out
 from ember.tensor import Tensor, _wrap_dim
@@ -31,8 +31,8 @@ class Cross(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad[:2]
         # g . (a x b) = a . (b x g) = b . (g x a)
-        ga = Cross.apply(b, g, ctx.dim) if need_a else None
-        gb = Cross.apply(g, a, ctx.dim) if need_b else None
+        ga = Cross.apply(cj(b), g, ctx.dim) if need_a else None  # cj: complex gradients
+        gb = Cross.apply(g, cj(a), ctx.dim) if need_b else None
         return ga, gb, None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
-from ember.ops._dispatch import unary, xp_of
+from ember.ops._dispatch import cj, unary, xp_of
 from ember.ops._selection import _rt, _Selection
 from ember.ops.pointwise import _out, inplace
 from ember.ops.reduction import (
@@ -90,7 +90,7 @@ class Cumprod(Function):
             return g, None, None
         if xp.device_type == "meta" or not xp.any(xd == 0):
             # d y_k / d x_i = y_k / x_i for k >= i
-            return _RevCumsum.apply(g * out, ctx.axis) / x, None, None
+            return _RevCumsum.apply(g * cj(out), ctx.axis) / cj(x), None, None
         axis = ctx.axis
         if _gm.state.enabled:
             # create_graph: F[i, k] = prod_{j <= k, j != i} x_j by a cumprod over the rows of
@@ -99,8 +99,10 @@ class Cumprod(Function):
             n = xt.shape[-1]
             f = cumprod(_exclusive_eye(xt), -1)
             upper = _wrap(xp.triu(xp.ones((n, n), dtype=xd.dtype)))
-            return _from_last((gt.unsqueeze(-2) * f * upper).sum(-1), xd.shape, axis), None, None
-        return _wrap(_cumprod_grad_zeros(xp, xd, out._data, g._data, axis)), None, None
+            gx = (gt.unsqueeze(-2) * cj(f) * upper).sum(-1)
+            return _from_last(gx, xd.shape, axis), None, None
+        gx = _cumprod_grad_zeros(xp, xd.conj(), out._data.conj(), g._data, axis)
+        return _wrap(gx), None, None
 
 
 def _cumprod_grad_zeros(xp, x, y, g, axis):
@@ -158,7 +160,7 @@ class Cummax(_Selection):
     def _pick(cls, xp, a, axis):
         run = _accumulate(xp, xp.maximum if cls._is_max else xp.minimum, a, axis)
         hit = a == run
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             # NOTE: matches torch: after a NaN the index follows the latest NaN
             hit = hit | xp.isnan(a)
         shape = [1] * a.ndim

@@ -12,7 +12,7 @@ import string
 
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops.linalg import _check_tensor, _dname, _no_bool
 from ember.tensor import Tensor, _wrap
 
@@ -23,7 +23,7 @@ _LETTERS = string.ascii_letters
 def _einsum_arrays(eq: str, arrays):
     xp = xp_of(arrays[0])
     dt = arrays[0].dtype
-    if dt.char == "e":
+    if dt.char in "eE":
         f32 = _dtype.float32._np
         return _einsum_arrays(eq, [a.astype(f32) for a in arrays]).astype(dt)
     if len(arrays) == 1:
@@ -76,7 +76,7 @@ def _einsum_grad(k: int, ins: list, out: str, ops, g: Tensor) -> Tensor:
     avail = set(out).union(*[set(ins[j]) for j in others])
     keep = "".join(c for c in uniq if c in avail)
     eq = ",".join([out] + [ins[j] for j in others]) + "->" + keep
-    gk = _einsum_apply(eq, g, *[ops[j] for j in others])
+    gk = _einsum_apply(eq, g, *[cj(ops[j]) for j in others])  # conj: complex gradients
     if len(keep) < len(uniq):
         gk = gk.reshape([sizes[c] if c in avail else 1 for c in uniq])
         gk = gk.expand([sizes[c] for c in uniq])

@@ -50,7 +50,7 @@ def _spread_evenly(ctx, g):
     shape = xd.shape
     od = od.reshape(_keep_shape(shape, ctx.axes))
     mask = xd == od
-    if ctx._function._nan_ties and xd.dtype.kind == "f":
+    if ctx._function._nan_ties and xd.dtype.kind in "fV":
         mask = mask | (xp.isnan(xd) & xp.isnan(od))
     count = xp.sum(mask, axis=ctx.axes, keepdims=True)
     g = _keep(g, shape, ctx.axes, ctx.keepdim)

@@ -79,7 +79,7 @@ class FractionalMaxPool(Function):
             # slot j read through the input shifted by its offset: no index arithmetic per slot
             y = xf[offs[0] :].take(flat0)
             win = xp.zeros(y.shape, dtype=xp.int16 if len(offs) < 2**15 else xp.int64)
-            nan = x.dtype.kind == "f" and bool(xp.isnan(x.sum()))
+            nan = x.dtype.kind in "fV" and bool(xp.isnan(x.sum()))
             for j in range(1, len(offs)):
                 v = xf[offs[j] :].take(flat0)
                 upd = v > y
@@ -158,7 +158,7 @@ def fractional_max_pool(input: Tensor, kernel, output, samples: Tensor):
         x = x[None]
     n, c = x.shape[:2]
     u = samples._data[:n]
-    if u.dtype.char == "e":
+    if u.dtype.char in "eE":
         u = u.astype(xp.float32)
     order = (1, 0) if k == 2 else (0, 1, 2)  # the sample column of each spatial dim
     starts = tuple(

@@ -182,7 +182,7 @@ def _index_array(it, xp):
         arr = it._data
     elif isinstance(it, (list, tuple, range, backend.ndarray)):
         arr = backend.cpu.asarray(it)
-        if arr.size == 0 and arr.dtype.kind == "f":
+        if arr.size == 0 and arr.dtype.kind in "fV":
             arr = arr.astype(_INT64)  # x[[]]: an empty list is an empty integer index
         if xp.device_type not in ("cpu", "meta"):
             arr = xp.asarray(arr)

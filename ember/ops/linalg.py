@@ -14,7 +14,7 @@ import math
 
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops.pointwise import _out
 from ember.tensor import Tensor
 
@@ -60,7 +60,7 @@ def _sizes(shape) -> str:
 def _matmul_arrays(a, b):
     """``a @ b`` on raw arrays: one BLAS call for 2-D (and for N-D @ 2-D, folded to 2-D)."""
     xp = xp_of(a)
-    if a.dtype.char == "e":
+    if a.dtype.char in "eE":
         # NOTE: matches torch: CPU half matmul accumulates in float32 (NumPy's would not).
         f32 = _dtype.float32._np
         return _matmul_arrays(a.astype(f32), b.astype(f32)).astype(a.dtype)
@@ -98,6 +98,9 @@ def _matmul_grads(a: Tensor, b: Tensor, g: Tensor, need_a: bool, need_b: bool):
     """Gradients of ``a @ b`` for the output gradient ``g`` (Tensor ops: differentiable)."""
     na, nb = a.ndim, b.ndim
     ga = gb = None
+    # each gradient is linear in the other operand: conjugating it gives the complex
+    # (conjugate Wirtinger) gradients, g @ b^H and a^H @ g; no-ops on real tensors
+    a, b = cj(a), cj(b)
     # d(a @ b) = da @ b + a @ db; batch dims broadcast in forward are summed by the engine,
     # but the 1-D promotions are matmul's own and are undone here.
     if na == 1 and nb == 1:  # dot: g is 0-d
@@ -208,7 +211,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         and len(sb) == 2
         and sa[1] == sb[0]
         and input._data.dtype is other._data.dtype
-        and input._data.dtype.kind == "f"
+        and input._data.dtype.kind in "fV"
     ):
         return Mm.apply(input, other)  # the common 2-D product, its checks passed at once
     na, nb = len(sa), len(sb)
@@ -341,6 +344,8 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check_tensor("vdot", "input", 1, input)
     _check_tensor("vdot", "other", 2, other)
     _check_dot("dot", input, other)
+    if input._data.dtype.kind == "c":
+        input = input.conj()
     return _out(Vdot.apply(input, other), out)
 
 

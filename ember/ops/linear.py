@@ -50,7 +50,8 @@ class Linear(Function):
     @staticmethod
     def forward(ctx, x, w, b):
         ctx.save_for_backward(x, w)
-        half = x.dtype.char == "e"
+        half = x.dtype.char in "eE"  # float16, bfloat16
+        low = x.dtype
         if half:  # NOTE: matches torch: CPU half GEMM accumulates in float32
             x, w = x.astype(_F32), w.astype(_F32)
         # ``dot`` rather than ``@``: for these 2-D operands the same BLAS call with less NumPy
@@ -70,7 +71,7 @@ class Linear(Function):
             out = out.reshape(x.shape[:-1] + w.shape[:-1])
             if b is not None:
                 out += b
-        return out.astype(_F16) if half else out
+        return out.astype(low) if half else out
 
     @staticmethod
     def backward(ctx, g):
@@ -340,11 +341,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         x, w = input._data, weight._data
         dt = x.dtype
         xn = x.ndim
-        if w.dtype is dt and dt.kind == "f" and w.ndim == 2 and xn:
+        if w.dtype is dt and dt.kind in "fV" and w.ndim == 2 and xn:
             ws = w.shape
             if x.shape[-1] == ws[1]:
                 # 2-D float32/float64: the inline node (float16 computes in float32: apply)
-                fast = xn == 2 and dt.char != "e"
+                fast = xn == 2 and dt.char not in "eE"
                 if bias is None:
                     if fast:
                         return _linear_2d(_Mm, input, weight, None, dt)

@@ -48,7 +48,7 @@ def logical_not(input: Tensor, *, out=None) -> Tensor:
 def _integral_pair(name: str, a, b):
     """The raw operands of a bitwise op in their promoted dtype (integer or bool)."""
     dt = promote(a, b)
-    if dt.kind == "f":
+    if dt.kind in "fV":
         _unsupported(name, dt)
     xp = xp_of((a if isinstance(a, Tensor) else b)._data)
 
@@ -97,13 +97,13 @@ def bitwise_not(input: Tensor, *, out=None) -> Tensor:
         tensor([-1, -6])
     """
     x = _check(input, "bitwise_not")._data
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         _unsupported("bitwise_not", x.dtype)
     return _out(_wrap(_as_array(xp_of(x).invert(x), None)), out)
 
 
 def _invert(self: Tensor) -> Tensor:
-    if self._data.dtype.kind == "f":
+    if self._data.dtype.kind in "fV":
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type "
             f"tensors, got {self.dtype}"

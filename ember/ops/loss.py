@@ -145,7 +145,8 @@ class CrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index, smoothing):
         xp = xp_of(x)
-        half = x.dtype.char == "e"
+        half = x.dtype.char in "eE"  # float16, bfloat16
+        low = x.dtype
         x0 = x
         if half:  # computed in float32, as torch's CPU kernel
             x = x.astype(_F32)
@@ -175,7 +176,7 @@ class CrossEntropy(Function):
             ctx.s = s
             ctx.args = (t, mask, w, denom, weight, reduction, smoothing, c)
             ctx.save_for_backward(x0)  # to recompute the softmax after e is used up
-        return out.astype(_F16) if half else out
+        return out.astype(low) if half else out
 
     @staticmethod
     def backward(ctx, g):

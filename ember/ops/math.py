@@ -18,13 +18,15 @@ import math as _m
 
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import unary, xp_of
+from ember.ops._dispatch import cj, unary, xp_of
 from ember.ops._elementwise import (
     _BOOL,
     _arr,
     _check,
+    _complex_unsupported,
     _copy,
     _floating,
+    _floating_c,
     _opmath,
     _Unary,
     _unsupported,
@@ -50,7 +52,7 @@ class Sign(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x):
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             return xp_of(x).sign(x)
         # NOTE: matches torch: sign(nan) = 0 (NumPy gives nan)
         return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
@@ -58,6 +60,26 @@ class Sign(_ZeroGrad):
 
 class Sgn(Sign):
     _node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.dtype.kind != "c":
+            return Sign.forward(ctx, x)
+        xp = xp_of(x)
+        a = xp.abs(x)
+        ctx.save_for_backward(x)
+        # z / |z|, 0 at 0
+        return xp.where(a == 0, 0, x / xp.where(a == 0, 1, a)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        if not ctx.saved_tensors:
+            return _ZeroGrad.backward(ctx, g)
+        (x,) = ctx.saved_tensors
+        a = x.abs()
+        s = x.sgn()
+        # conjugate Wirtinger: (g - s^2 conj(g)) / (2|z|), 0 at z = 0 (torch's sgn_backward)
+        return ((g - s * s * g.conj()) / (2 * a)).masked_fill(a == 0, 0)
 
 
 class Reciprocal(_Unary):
@@ -67,7 +89,7 @@ class Reciprocal(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return -g * (y * y)
+        return -g * cj(y * y)
 
 
 class Square(_Unary):
@@ -77,7 +99,7 @@ class Square(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * (2 * x)
+        return g * cj(2 * x)
 
 
 class Sqrt(_Unary):
@@ -87,7 +109,7 @@ class Sqrt(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g / (2 * y)  # inf at 0, as in torch
+        return g / cj(2 * y)  # inf at 0, as in torch
 
 
 class Rsqrt(_Unary):
@@ -103,7 +125,7 @@ class Rsqrt(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return -0.5 * g * (y * y * y)
+        return -0.5 * g * cj(y * y * y)
 
 
 class Exp(_Unary):
@@ -113,7 +135,7 @@ class Exp(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * y
+        return g * cj(y)
 
 
 class Exp2(_Unary):
@@ -123,7 +145,7 @@ class Exp2(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * (y * _m.log(2.0))
+        return g * cj(y * _m.log(2.0))
 
 
 class Expm1(_Unary):
@@ -133,7 +155,7 @@ class Expm1(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * (y + 1)
+        return g * cj(y + 1)
 
 
 class Log(_Unary):
@@ -143,7 +165,7 @@ class Log(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / x
+        return g / cj(x)
 
 
 class Log2(_Unary):
@@ -153,7 +175,7 @@ class Log2(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / (x * _m.log(2.0))
+        return g / cj(x * _m.log(2.0))
 
 
 class Log10(_Unary):
@@ -163,7 +185,7 @@ class Log10(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / (x * _m.log(10.0))
+        return g / cj(x * _m.log(10.0))
 
 
 class Log1p(_Unary):
@@ -173,7 +195,7 @@ class Log1p(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / (x + 1)
+        return g / cj(x + 1)
 
 
 class Sin(_Unary):
@@ -183,7 +205,7 @@ class Sin(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * x.cos()
+        return g * cj(x.cos())
 
 
 class Cos(_Unary):
@@ -193,7 +215,7 @@ class Cos(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * -x.sin()
+        return g * cj(-x.sin())
 
 
 class Tan(_Unary):
@@ -203,7 +225,7 @@ class Tan(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * (1 + y * y)  # d tan = 1 + tan^2
+        return g * cj(1 + y * y)  # d tan = 1 + tan^2
 
 
 class Asin(_Unary):
@@ -213,7 +235,7 @@ class Asin(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * (1 - x * x).rsqrt()
+        return g * cj((1 - x * x).rsqrt())
 
 
 class Acos(_Unary):
@@ -223,7 +245,7 @@ class Acos(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * -(1 - x * x).rsqrt()
+        return g * cj(-(1 - x * x).rsqrt())
 
 
 class Atan(_Unary):
@@ -233,7 +255,7 @@ class Atan(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / (x * x + 1)
+        return g / cj(x * x + 1)
 
 
 class Sinh(_Unary):
@@ -243,7 +265,7 @@ class Sinh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * x.cosh()
+        return g * cj(x.cosh())
 
 
 class Cosh(_Unary):
@@ -253,7 +275,7 @@ class Cosh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * x.sinh()
+        return g * cj(x.sinh())
 
 
 class Tanh(_Unary):
@@ -263,7 +285,7 @@ class Tanh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * (1 - y * y)
+        return g * cj(1 - y * y)
 
 
 class Asinh(_Unary):
@@ -273,7 +295,7 @@ class Asinh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * (x * x + 1).rsqrt()
+        return g * cj((x * x + 1).rsqrt())
 
 
 class Acosh(_Unary):
@@ -283,6 +305,8 @@ class Acosh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        if x.is_complex():  # the principal branch: sqrt(z - 1) sqrt(z + 1), not sqrt(z^2 - 1)
+            return g * cj((x - 1).rsqrt() * (x + 1).rsqrt())
         return g * (x * x - 1).rsqrt()
 
 
@@ -293,7 +317,7 @@ class Atanh(_Unary):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g / (1 - x * x)
+        return g / cj(1 - x * x)
 
 
 class Sigmoid(_Unary):
@@ -310,7 +334,7 @@ class Sigmoid(_Unary):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return g * (1 - y) * y
+        return g * cj((1 - y) * y)
 
 
 class Logit(Function):
@@ -387,6 +411,7 @@ class Relu(_Unary):
 
 
 class NanToNum(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "NanToNumBackward0"
 
@@ -425,11 +450,13 @@ class Rad2Deg(_Unary):
         return g * (180 / _m.pi)
 
 
-def _float_unary(cls, name: str, summary: str, example: str, result: str):
-    """A public op ``name(input, *, out=None)`` computing ``cls`` in floating point."""
+def _float_unary(cls, name: str, summary: str, example: str, result: str, complex_ok=True):
+    """A public op ``name(input, *, out=None)`` computing ``cls`` in floating point (and on
+    complex tensors where ``complex_ok``, as torch does; else torch's error)."""
+    cast = _floating_c if complex_ok else _floating
 
     def op(input: Tensor, *, out=None) -> Tensor:
-        return _out(unary(cls, _floating(input, name)), out)
+        return _out(unary(cls, cast(input, name)), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
@@ -533,7 +560,12 @@ sigmoid = _float_unary(
     "tensor([0.5000, 0.8808])",
 )
 erf = _float_unary(
-    Erf, "erf", "Error function", "ember.erf(ember.tensor([0.5]))", "tensor([0.5205])"
+    Erf,
+    "erf",
+    "Error function",
+    "ember.erf(ember.tensor([0.5]))",
+    "tensor([0.5205])",
+    complex_ok=False,
 )
 erfc = _float_unary(
     Erfc,
@@ -541,6 +573,7 @@ erfc = _float_unary(
     "Complementary error function ``1 - erf(input)``",
     "ember.erfc(ember.tensor([0.5]))",
     "tensor([0.4795])",
+    complex_ok=False,
 )
 erfinv = _float_unary(
     Erfinv,
@@ -548,6 +581,7 @@ erfinv = _float_unary(
     "Inverse error function on (-1, 1)",
     "ember.erfinv(ember.tensor([0.5]))",
     "tensor([0.4769])",
+    complex_ok=False,
 )
 deg2rad = _float_unary(
     Deg2Rad,
@@ -555,6 +589,7 @@ deg2rad = _float_unary(
     "Degrees to radians",
     "ember.deg2rad(ember.tensor([180.0]))",
     "tensor([3.1416])",
+    complex_ok=False,
 )
 rad2deg = _float_unary(
     Rad2Deg,
@@ -562,6 +597,7 @@ rad2deg = _float_unary(
     "Radians to degrees",
     "ember.rad2deg(ember.tensor([3.1416]))",
     "tensor([180.0004])",
+    complex_ok=False,
 )
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
@@ -589,13 +625,16 @@ def sign(input: Tensor, *, out=None) -> Tensor:
         >>> ember.sign(ember.tensor([-2.0, 0.0, 3.0]))
         tensor([-1.,  0.,  1.])
     """
-    if _check(input, "sign")._data.dtype == _BOOL:
+    dt = _check(input, "sign")._data.dtype
+    if dt == _BOOL:
         return _out(_copy(input), out)
+    if dt.kind == "c":
+        _complex_unsupported("sign", dt)
     return _out(unary(Sign, input), out)
 
 
 def sgn(input: Tensor, *, out=None) -> Tensor:
-    """``sign`` (ember has no complex dtypes, where ``sgn`` differs)."""
+    """``sign`` of real tensors; ``z / |z|`` (0 at 0) of complex ones."""
     if _check(input, "sgn")._data.dtype == _BOOL:
         return _out(_copy(input), out)
     return _out(unary(Sgn, input), out)
@@ -630,7 +669,10 @@ def relu(input: Tensor) -> Tensor:
         >>> ember.relu(ember.tensor([-1.0, 2.0]))
         tensor([0., 2.])
     """
-    if _check(input, "relu")._data.dtype == _BOOL:
+    dt = _check(input, "relu")._data.dtype
+    if dt.kind in "bc":
+        if dt.kind == "c":
+            _complex_unsupported("relu", dt)
         raise RuntimeError("Boolean inputs not supported for relu")
     return unary(Relu, input)
 
@@ -649,8 +691,13 @@ def nan_to_num(
         >>> ember.nan_to_num(ember.tensor([float("nan"), float("inf")]), posinf=1.0)
         tensor([0., 1.])
     """
-    if _check(input, "nan_to_num")._data.dtype.kind != "f":
+    d = _check(input, "nan_to_num")._data.dtype
+    if d.kind not in "fV":
         return _out(_copy(input), out)
+    if d.char in "eE":  # computed in float32: the defaults are the input dtype's limits
+        info = _dtype.finfo(_dtype.from_np(d))
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
     return _out(unary(NanToNum, input, nan, posinf, neginf), out)
 
 

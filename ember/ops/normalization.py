@@ -36,7 +36,7 @@ __all__: list[str] = []
 
 def _acc(x):
     """``x`` in its compute type: float16 is normalized in float32, as PyTorch's CPU kernels."""
-    return x.astype(_F32) if x.dtype.char == "e" else x
+    return x.astype(_F32) if x.dtype.char in "eE" else x
 
 
 # BLAS products run on row blocks of at most this many elements. OpenBLAS threads larger calls,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ember import backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _check_inplace, check_inference_write
-from ember.ops._dispatch import binary, promote2, unary, xp_of
+from ember.ops._dispatch import binary, cj, promote2, unary, xp_of
 from ember.tensor import Tensor, _wrap
 
 
@@ -42,6 +42,7 @@ class Sub(Function):
 class Mul(Function):
     _array_forward = True
     _node_name = "MulBackward0"
+    _opmath_scalar = True  # float16/bfloat16 times a number: see ops/_dispatch.binary
 
     @staticmethod
     def forward(ctx, a, b):
@@ -52,12 +53,13 @@ class Mul(Function):
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (g * b if need_a else None), (g * a if need_b else None)
+        return (g * cj(b) if need_a else None), (g * cj(a) if need_b else None)
 
 
 class Div(Function):
     _array_forward = True
     _node_name = "DivBackward0"
+    _opmath_scalar = True  # float16/bfloat16 divided by a number: see ops/_dispatch.binary
 
     @staticmethod
     def forward(ctx, a, b):
@@ -69,7 +71,7 @@ class Div(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         # d(a/b)/db = -a / b^2
-        return (g / b if need_a else None), (-g * a / (b * b) if need_b else None)
+        return (g / cj(b) if need_a else None), (-g * cj(a / (b * b)) if need_b else None)
 
 
 class Neg(Function):
@@ -103,21 +105,27 @@ class Pow(Function):
         if need_a:
             # d a^b / da = b * a^(b-1); NOTE: matches torch: zero where b == 0 (even at a == 0)
             ga = (
-                g * b * a ** (b - 1)
-                if not isinstance(b, (int, float))
-                else (g * (b * a ** (b - 1)) if b != 0 else g * 0)
+                g * cj(b * a ** (b - 1))
+                if not isinstance(b, (int, float, complex))
+                else (g * cj(b * a ** (b - 1)) if b != 0 else g * 0)
             )
-            if not isinstance(b, (int, float)):
+            if not isinstance(b, (int, float, complex)):
                 ga = ga.masked_fill(b == 0, 0.0)
         if need_b:
             # d a^b / db = a^b * log(a); NOTE: matches torch: zero where a == 0 and b >= 0
             if isinstance(a, (int, float)):
                 import math
 
-                ga_log = math.log(a) if a > 0 else float("nan") if a < 0 else 0.0
-                gb = g * y * ga_log
+                if isinstance(a, complex) or (isinstance(b, Tensor) and b.is_complex()):
+                    import cmath
+
+                    gb = g * cj(y * (cmath.log(a) if a != 0 else 0.0))
+                else:
+                    ga_log = math.log(a) if a > 0 else float("nan") if a < 0 else 0.0
+                    gb = g * cj(y * ga_log)
             else:
-                gb = (g * y * a.log()).masked_fill((a == 0) & (b >= 0), 0.0)
+                b_ge0 = (b.real if isinstance(b, Tensor) and b.is_complex() else b) >= 0
+                gb = (g * cj(y * a.log())).masked_fill((a == 0) & b_ge0, 0.0)
         return ga, gb
 
 
@@ -383,7 +391,7 @@ def _inplace_direct(self: Tensor, fn, args, kwargs) -> bool:
     Only for a floating tensor and an operand of its dtype or a Python number (so no type
     promotion is involved); returns False, having written nothing, for anything else."""
     d = self._data
-    if len(args) != 1 or d.dtype.kind != "f":
+    if len(args) != 1 or d.dtype.kind not in "fV":
         return False
     alpha = 1
     if kwargs:
@@ -531,7 +539,7 @@ def _bcast_ok(xp, a, b):
 
 def _can_cast(src, dst) -> bool:
     # NOTE: matches torch: float -> int and int -> bool are refused in in-place ops.
-    order = {"b": 0, "u": 1, "i": 1, "f": 2}
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
     return order[src.kind] <= order[dst.kind]
 
 
@@ -555,7 +563,8 @@ def _rmul(self, other):
 
 
 def _rtruediv(self, other):
-    return div(other, self)
+    # NOTE: matches torch: s / t is reciprocal(t) * s (its rounding and its MulBackward0 node)
+    return mul(self.reciprocal(), other)
 
 
 def _rpow(self, other):

@@ -118,7 +118,7 @@ def adaptive_stage(axis, size, o):
 
 def _fill(xp, dtype):
     """The padding value: never a window's maximum (ties resolve to real elements)."""
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         return -math.inf
     return xp.iinfo(dtype).min
 
@@ -148,7 +148,7 @@ def _max_stage(xp, x, st, fill, want_idx):
         idx = xp.full(m.shape, k - 1, dtype=xp.int8 if k < 128 else xp.int32)
         for j in range(k - 2, -1, -1):  # descending: the first slot equal to the max wins
             xp.copyto(idx, j, where=(slots[j] == m))
-    if m.dtype.kind == "f" and m.size and xp.isnan(m.min()):
+    if m.dtype.kind in "fV" and m.size and xp.isnan(m.min()):
         # NOTE: matches torch: a NaN is the maximum, and the last NaN of a window wins
         for j in range(k):
             xp.copyto(idx, j if k > 2 else bool(j), where=xp.isnan(slots[j]))
@@ -283,7 +283,7 @@ class _MaxPoolScatter(Function):
         xp = xp_of(g)
         if idxs is None:  # meta
             return xp.zeros(in_shape, dtype=g.dtype)
-        finite = g.dtype.kind != "f" or bool(xp.isfinite(g.sum()))
+        finite = g.dtype.kind not in "fV" or bool(xp.isfinite(g.sum()))
         for st, idx in zip(reversed(stages), reversed(idxs)):
             g = _scatter_stage(xp, g, st, idx, finite)
         return g if g.flags.c_contiguous else xp.ascontiguousarray(g)
@@ -382,14 +382,14 @@ class _WindowSum(Function):
         if xp.device_type == "meta":
             return xp.empty(_stage_out_shape(x.shape, stages), dtype=x.dtype)
         dtype = x.dtype
-        if dtype.char == "e":  # NOTE: matches torch: half sums accumulate in float32
+        if dtype.char in "eE":  # NOTE: matches torch: half sums accumulate in float32
             x = x.astype(xp.float32)
         for st in stages:
             a = st.padded(xp, x, 0)
             x = st.slot(xp, a, 0).copy()
             for j in range(1, st.k):
                 x += st.slot(xp, a, j)
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fV":
             x /= div
             return x.astype(dtype) if x.dtype != dtype else x
         # NOTE: matches torch: integer sums are divided with truncation toward zero

@@ -20,7 +20,7 @@ import warnings
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
-from ember.ops._dispatch import unary, wrap_dims, xp_of
+from ember.ops._dispatch import cj, unary, wrap_dims, xp_of
 from ember.ops.broadcast import expand_to
 from ember.ops.pointwise import _out
 from ember.tensor import Tensor, _wrap, _wrap_dim
@@ -73,11 +73,11 @@ def _keep(t, shape, axes, keepdim):
 
 def _acc_dtype(npd):
     # NOTE: matches torch: half-precision reductions accumulate in float32
-    return _F32 if npd == _F16 else npd
+    return _F32 if npd.char in "eE" else npd  # float16, bfloat16
 
 
 def _sum(xp, a, axes, keepdim, npd):
-    if npd == _F16:  # as _acc_dtype, spelled out: this runs for every sum
+    if npd.char in "eE":  # as _acc_dtype, spelled out: this runs for every sum
         return xp.add.reduce(a, axis=axes, dtype=_F32, keepdims=keepdim).astype(npd)
     # ``add.reduce`` is what ``a.sum`` calls, after a Python wrapper
     return xp.add.reduce(a, axis=axes, dtype=npd, keepdims=keepdim)
@@ -142,8 +142,8 @@ class SumAll(Function):
     def forward(ctx, a):
         ctx.shape = a.shape
         xp = _ARRAY_TYPES[a.__class__]
-        if a.dtype == _F16:
-            return _sum(xp, a, None, False, _F16)
+        if a.dtype.char in "eE":
+            return _sum(xp, a, None, False, a.dtype)
         # into a fresh 0-d array: NumPy would return a scalar, to be wrapped again
         return xp.add.reduce(a, None, None, xp.empty((), a.dtype))
 
@@ -175,7 +175,7 @@ class NanSum(Function):
     def forward(ctx, a, axes, keepdim, npd):
         ctx.axes, ctx.keepdim = axes, keepdim
         xp = xp_of(a)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             ctx.save_for_backward(a)
             a = xp.where(xp.isnan(a), 0, a)
         return _sum(xp, a, axes, keepdim, npd)
@@ -207,7 +207,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         tensor([3., 3.])
     """
     if dim is None:
-        if not keepdim and dtype is None and out is None and input._data.dtype.kind == "f":
+        if not keepdim and dtype is None and out is None and input._data.dtype.kind in "fV":
             return unary(SumAll, input)  # ``loss.sum()``
         return _out(unary(SumAllTo, input, keepdim, _sum_dtype(input, dtype)), out)
     axes = _axes(input, dim)
@@ -221,6 +221,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
         >>> ember.nansum(ember.tensor([1.0, float("nan"), 2.0]))
         tensor(3.)
     """
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     return _out(unary(NanSum, input, _axes(input, dim), keepdim, _sum_dtype(input, dtype)), out)
 
 
@@ -248,7 +250,7 @@ class MeanAll(Mean):
 
 def _float_dtype_for(input: Tensor, dtype, op: str):
     npd = input._data.dtype if dtype is None else _dtype.to_np(dtype)
-    if npd.kind != "f":
+    if npd.kind not in "fcV":
         what = "Input" if dtype is None else "Optional"
         raise RuntimeError(
             f"{op}(): could not infer output dtype. {what} dtype must be either a floating point "
@@ -276,7 +278,9 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
         >>> ember.nanmean(ember.tensor([1.0, float("nan"), 3.0]))
         tensor(2.)
     """
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
+        if input._data.dtype.kind == "c":
+            raise RuntimeError("nansum on CPU does not support complex inputs")
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_tname(input._data.dtype)}"
@@ -334,8 +338,8 @@ class Prod(Function):
         axes = None if ctx.axis is None else (ctx.axis,)
         g = _keep(g, xd.shape, axes, ctx.keepdim)
         if xp.device_type == "meta" or not xp.any(xd == 0):
-            return g * (_keep(out, xd.shape, axes, ctx.keepdim) / x), None, None, None
-        return g * _prod_others(x, ctx.axis), None, None, None
+            return g * cj(_keep(out, xd.shape, axes, ctx.keepdim) / x), None, None, None
+        return g * cj(_prod_others(x, ctx.axis)), None, None, None
 
 
 def _prod_others(x: Tensor, axis):
@@ -419,7 +423,12 @@ def _var(a, axes, correction, keepdim):
     # two passes (mean, then squared deviations): NumPy's own algorithm, without its warnings
     m = xp.sum(a2, axis=axes, keepdims=True) / acc.type(n)
     d = a2 - m
+    if d.dtype.kind == "c":  # |d|^2: a complex input's variance is real
+        d = xp.abs(d)
+        acc = d.dtype
     v = xp.sum(d * d, axis=axes, keepdims=keepdim) / acc.type(builtins.max(0, n - correction))
+    if a.dtype.kind == "c":
+        return v.astype(_dtype.from_np(a.dtype).to_real()._np, copy=False)
     return v.astype(a.dtype) if acc != a.dtype else v
 
 
@@ -466,7 +475,7 @@ def _var_args(input, dim, unbiased, keepdim, correction, op):
         raise TypeError(f"{op}(): pass either unbiased or correction, not both")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fcV":
         raise RuntimeError(
             f"std and var only support floating point and complex dtypes (got "
             f"{_tname(input._data.dtype)} in {op})"
@@ -572,7 +581,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         >>> ember.logsumexp(ember.tensor([0.0, 0.0]), 0)
         tensor(0.6931)
     """
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         input = input.to(_dtype.get_default_dtype())
     return _out(unary(LogSumExp, input, _axes(input, dim), keepdim), out)
 

@@ -63,7 +63,7 @@ class Frac(_Unary):
 def _rounding(cls, name: str):
     def op(input: Tensor, *, out=None) -> Tensor:
         d = _check(input, name)._data.dtype
-        if d.kind != "f":
+        if d.kind not in "fV":
             if d == _BOOL:
                 _unsupported(name, d)
             return _out(_copy(input), out)  # NOTE: matches torch: integers are returned as is
@@ -98,7 +98,7 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A00
     if decimals == 0:
         return _round0(input, out=out)
     d = _check(input, "round")._data.dtype
-    if d.kind != "f":
+    if d.kind not in "fV":
         _unsupported("round", d)
     return _out(unary(RoundDecimals, input, int(decimals)), out)
 
@@ -111,7 +111,7 @@ def frac(input: Tensor, *, out=None) -> Tensor:
         tensor([-0.5000,  0.2500])
     """
     d = _check(input, "frac")._data.dtype
-    if d.kind != "f":
+    if d.kind not in "fV":
         _unsupported("frac", d)
     return _out(unary(Frac, input), out)
 

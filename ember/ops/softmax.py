@@ -17,7 +17,7 @@ from ember.tensor import Tensor, _wrap_dim
 def _shifted(x, dim):
     """``x - max(x, dim)`` in at least float32 (float16 is computed in float32)."""
     xp = xp_of(x)
-    if x.dtype.char == "e":
+    if x.dtype.char in "eE":
         x = x.astype(_dtype.float32._np)
     return x - xp.max(x, axis=dim, keepdims=True)
 
@@ -97,7 +97,7 @@ def _prepare(op: str, input: Tensor, dim, dtype):
     if dtype is not None:
         input = input.to(dtype)
     d = _wrap_dim(dim, input._data.ndim)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(
             f'"{op}_lastdim_kernel_impl" not implemented for '
             f"'{_SNAME[input._data.dtype.name]}': {op} needs a floating-point input; pass "

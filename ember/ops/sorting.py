@@ -38,6 +38,7 @@ def _slice(a, axis, start, stop):
 
 
 class Sort(_Selection):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _node_name = "SortBackward0"
 
     @staticmethod
@@ -148,6 +149,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 
 
 class MedianDim(_Selection):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _node_name = "MedianBackward1"
     _reduces = True
 
@@ -155,7 +157,7 @@ class MedianDim(_Selection):
     def _pick(xp, a, axis):
         k = (a.shape[axis] - 1) // 2
         idx = _slice(xp.argpartition(a, k, axis=axis), axis, k, k + 1)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             # NOTE: matches torch: a slice holding NaN has median NaN (at its first NaN)
             isnan = xp.isnan(a)
             idx = xp.where(
@@ -167,13 +169,14 @@ class MedianDim(_Selection):
 
 
 class NanmedianDim(_Selection):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _node_name = "NanmedianBackward1"
     _reduces = True
 
     @staticmethod
     def _pick(xp, a, axis):
         order = xp.argsort(a, axis=axis, kind="stable")  # NaNs last
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             return _slice(order, axis, (a.shape[axis] - 1) // 2, (a.shape[axis] + 1) // 2)
         count = xp.sum(~xp.isnan(a), axis=axis, keepdims=True)
         # lower median of the non-NaN values; an all-NaN slice gives its first element (NaN)
@@ -181,6 +184,7 @@ class NanmedianDim(_Selection):
 
 
 class MedianAll(Amax):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _node_name = "MedianBackward0"
     _nan_ties = True
     _ignore_nan = False
@@ -193,13 +197,13 @@ class MedianAll(Amax):
         n = flat.shape[0]
         if n == 0:
             r = xp.full((), math.nan, dtype=a.dtype)
-        elif cls._ignore_nan and a.dtype.kind == "f":
+        elif cls._ignore_nan and a.dtype.kind in "fV":
             k = xp.sum(~xp.isnan(flat), keepdims=True)
             r = xp.take_along_axis(xp.sort(flat), xp.maximum((k - 1) // 2, 0), 0)
         else:
             k = (n - 1) // 2
             r = xp.partition(flat, k)[k : k + 1]
-            if a.dtype.kind == "f":
+            if a.dtype.kind in "fV":
                 r = xp.where(xp.any(xp.isnan(flat), keepdims=True), a.dtype.type(math.nan), r)
         r = xp.asarray(r).reshape(())
         ctx.save_for_backward(a, r)
@@ -214,7 +218,7 @@ class NanmedianAll(MedianAll):
 def _median(input, dim, keepdim, out, ignore_nan):
     name = "nanmedian" if ignore_nan else "median"
     if dim is None:
-        if input._data.dtype.kind != "f" and input._data.size == 0:
+        if input._data.dtype.kind not in "fV" and input._data.size == 0:
             raise IndexError(f"{name}(): cannot compute the median of an empty integer tensor")
         return _out(unary(NanmedianAll if ignore_nan else MedianAll, input, None, False), out)
     axis = _wrap_dim(dim, input._data.ndim)

@@ -19,6 +19,7 @@ from ember.tensor import Tensor
 
 
 class Lgamma(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "LgammaBackward0"
 
@@ -34,6 +35,7 @@ class Lgamma(Function):
 
 
 class Digamma(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "DigammaBackward0"
 
@@ -49,6 +51,7 @@ class Digamma(Function):
 
 
 class Polygamma(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "PolygammaBackward0"
 
@@ -67,6 +70,7 @@ class Polygamma(Function):
 class _Igamma(Function):
     """P(a, x) (``sign`` 1) or Q(a, x) (``sign`` -1); differentiable in ``x`` only."""
 
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     fn = "gammainc"
     sign = 1.0

@@ -7,7 +7,7 @@ import warnings
 
 from ember import _dtype, backend
 from ember.autograd.function import Function
-from ember.ops._dispatch import promote, xp_of
+from ember.ops._dispatch import cj, promote, xp_of
 from ember.ops._elementwise import _BOOL, _TORCH_NAME, _cast, _check, _opmath, _unsupported
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor
@@ -76,6 +76,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
 
 class Lerp(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "LerpBackward0"
 
@@ -120,7 +121,7 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     _check(input, "lerp")
     _check(end, "lerp", "end", 2)
     d = input._data.dtype
-    if d.kind != "f":
+    if d.kind not in "fV":
         _unsupported("lerp", d)
     for t, name in ((end, "end"), (weight, "weight")):
         if isinstance(t, Tensor) and t._data.dtype != d:
@@ -133,6 +134,7 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
 
 
 class Addcmul(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "AddcmulBackward0"
 
@@ -147,10 +149,12 @@ class Addcmul(Function):
         t1, t2 = ctx.saved_tensors
         _, need_1, need_2, _, _ = ctx.needs_input_grad
         v = ctx.value
-        return g, (g * t2 * v if need_1 else None), (g * t1 * v if need_2 else None), None, None
+        g1 = g * cj(t2 * v) if need_1 else None
+        return g, g1, (g * cj(t1 * v) if need_2 else None), None, None
 
 
 class Addcdiv(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "AddcdivBackward0"
 
@@ -167,8 +171,8 @@ class Addcdiv(Function):
         v = ctx.value
         return (
             g,
-            (g * (v / t2) if need_1 else None),
-            (-g * v * t1 / (t2 * t2) if need_2 else None),
+            (g * cj(v / t2) if need_1 else None),
+            (-g * cj(v * t1 / (t2 * t2)) if need_2 else None),
             None,
             None,
         )

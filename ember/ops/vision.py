@@ -387,7 +387,7 @@ class Resample(Function):
     @staticmethod
     def forward(ctx, x, mats, mats_t):
         ctx.mats, ctx.mats_t = mats, mats_t
-        half = x.dtype.char == "e"
+        half = x.dtype.char in "eE"
         y = _apply_matrices(x.astype(_cpu.float32) if half else x, mats)
         return y.astype(x.dtype) if half else y
 

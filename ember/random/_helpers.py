@@ -53,12 +53,12 @@ def _not_impl(kernel: str, npd):
 
 
 def _check_float(npd, kernel: str) -> None:
-    if npd.kind != "f":
+    if npd.kind not in "fV":
         raise _not_impl(kernel, npd)
 
 
 def _check_grad(npd, requires_grad: bool) -> None:
-    if requires_grad and npd.kind != "f":
+    if requires_grad and npd.kind not in "fV":
         raise RuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients "
             f"(got {_dtype.from_np(npd)})"

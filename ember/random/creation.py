@@ -149,7 +149,7 @@ def _int_range(npd, lo: int, hi: int | None):
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
             )
-        if npd.kind == "f":
+        if npd.kind in "fV":
             lo, hi = _update_from(lo, npd), _update_to(hi, npd)
             if lo >= hi:
                 raise RuntimeError(
@@ -158,7 +158,7 @@ def _int_range(npd, lo: int, hi: int | None):
                 )
         to_inc = hi - 1
     else:
-        if npd.kind == "f":
+        if npd.kind in "fV":
             to_inc = min(1 << _DIGITS[npd.name], (1 << 63) - 1)
             lo = _update_from(lo, npd)
             if lo >= to_inc:
@@ -169,7 +169,7 @@ def _int_range(npd, lo: int, hi: int | None):
         else:
             to_inc = 1 if npd.kind == "b" else int(_cpu.iinfo(npd).max)
     name = _CPP_NAME[npd.name]
-    if npd.kind == "f":
+    if npd.kind in "fV":
         fi = _cpu.finfo(npd)
         lim_lo, lim_hi = float(fi.min), float(fi.max)
     elif npd.kind == "b":
@@ -181,7 +181,7 @@ def _int_range(npd, lo: int, hi: int | None):
         raise RuntimeError(f"from is out of bounds for {name}")
     if not lim_lo <= to_inc <= lim_hi:
         raise RuntimeError(f"to - 1 is out of bounds for {name}")
-    if npd.kind == "f":
+    if npd.kind in "fV":
         d = _DIGITS[npd.name]
         for v, what in ((lo, "from"), (to_inc, "to - 1")):
             if not -(1 << d) <= v <= (1 << d):
@@ -356,7 +356,7 @@ def randperm(
     npd = _out_dtype(dtype, out, _dtype.int64)
     if npd.kind == "b":
         raise _not_impl("randperm", npd)
-    if npd.kind == "f":
+    if npd.kind in "fV":
         d = _DIGITS[npd.name]
         if n > (1 << d) + 1:
             limit = "2049" if npd == _F16 else f"2^{d}+1"

@@ -155,7 +155,7 @@ def _normal_fill(self: Tensor, mean=0.0, std=1.0, *, generator=None) -> Tensor:
 
 def _bernoulli_fill(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     if isinstance(p, Tensor):
-        if p._data.dtype.kind != "f":
+        if p._data.dtype.kind not in "fV":
             raise _not_impl("bernoulli_tensor_cpu_p_", p._data.dtype)
         _broadcast_to(p.shape, self.shape)
         _check_p(p)
@@ -195,7 +195,7 @@ def _random_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     else:
         cls = _RandomFT
     if cls is _Random:
-        if npd.kind == "f":
+        if npd.kind in "fV":
             to_inc = 1 << _DIGITS[npd.name]
         elif npd.kind == "b":
             to_inc = 1
@@ -214,7 +214,7 @@ def _exponential_fill(self: Tensor, lambd=1.0, *, generator=None) -> Tensor:
     if not lam > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lam)}")
     npd = self._data.dtype
-    if npd.kind != "f":
+    if npd.kind not in "fV":
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_SCALAR_NAME[npd.name]}"
@@ -255,7 +255,7 @@ def _cauchy_fill(self: Tensor, median=0.0, sigma=1.0, *, generator=None) -> Tens
     if not s > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(s)}")
     npd = self._data.dtype
-    if npd.kind != "f":
+    if npd.kind not in "fV":
         raise RuntimeError(
             "Cauchy distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_CPP_NAME[npd.name]}"

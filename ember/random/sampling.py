@@ -261,7 +261,7 @@ def multinomial(
     d = input._data
     if d.ndim not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim (multinomial got shape {tuple(d.shape)})")
-    if d.dtype.kind != "f":
+    if d.dtype.kind not in "fV":
         raise RuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: "
             f"{_SCALAR_NAME[d.dtype.name]}"

@@ -37,6 +37,7 @@ class TorchName:
 
 
 REBUILD_TENSOR_V2 = TorchName("torch._utils", "_rebuild_tensor_v2")
+REBUILD_TENSOR_V3 = TorchName("torch._utils", "_rebuild_tensor_v3")
 REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
 REBUILD_META = TorchName("torch._utils", "_rebuild_meta_tensor_no_storage")
@@ -44,8 +45,16 @@ REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
 
 # PyTorch's legacy typed-storage class per dtype (``FloatStorage``...): the storage type of a
 # persistent id, named after the dtype's ScalarType name.
+# The newer dtypes (uint16/32/64, float8) have none: PyTorch saves them as an UntypedStorage
+# (numel in bytes) rebuilt by ``_rebuild_tensor_v3`` with the dtype as its last argument.
 STORAGE_NAMES = {name: f"{scalar}Storage" for name, scalar in _dtype.SCALAR_NAMES.items()}
-_STORAGE_TYPES = {d: TorchName("torch", STORAGE_NAMES[d.name]) for d in _dtype.all_dtypes}
+_LEGACY = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+_LEGACY += ("bfloat16", "complex64", "complex128")
+UNTYPED_STORAGE = TorchName("torch.storage", "UntypedStorage")
+_STORAGE_TYPES = {
+    d: TorchName("torch", STORAGE_NAMES[d.name]) if d.name in _LEGACY else UNTYPED_STORAGE
+    for d in _dtype.all_dtypes
+}
 
 
 def _global_names() -> dict[int, tuple[str, str, object]]:
@@ -55,11 +64,12 @@ def _global_names() -> dict[int, tuple[str, str, object]]:
         id(g): (g.module, g.name, g)
         for g in (
             REBUILD_TENSOR_V2,
+            REBUILD_TENSOR_V3,
             REBUILD_PARAMETER,
             REBUILD_PARAMETER_WITH_STATE,
             REBUILD_META,
             REBUILD_FROM_TYPE_V2,
-            *_STORAGE_TYPES.values(),
+            *set(_STORAGE_TYPES.values()),
         )
     }
     for d in _dtype.all_dtypes:
@@ -159,10 +169,11 @@ def _pickler_class(base):
                     location = f"cuda:{xp.device_index(arr) or 0}"
                     arr = xp.to_numpy(arr)
                 ref, offset, strides = self._storage(arr, dt, location)
-                inner = (
-                    REBUILD_TENSOR_V2,
-                    (ref, offset, tuple(arr.shape), strides, False, OrderedDict()),
-                )
+                args = (ref, offset, tuple(arr.shape), strides, False, OrderedDict())
+                if _STORAGE_TYPES[dt] is UNTYPED_STORAGE:
+                    inner = (REBUILD_TENSOR_V3, (*args, dt))
+                else:
+                    inner = (REBUILD_TENSOR_V2, args)
             state = _user_state(t)
             if isinstance(t, Parameter):
                 if state:
@@ -203,7 +214,9 @@ def _pickler_class(base):
                         f"different types: one is {first_dt}, another {dt}. Save a .clone() of "
                         "one of them."
                     )
-            pid = ("storage", _STORAGE_TYPES[dt], key, location, raw.nbytes // isz)
+            stype = _STORAGE_TYPES[dt]
+            numel = raw.nbytes if stype is UNTYPED_STORAGE else raw.nbytes // isz
+            pid = ("storage", stype, key, location, numel)
             strides = tuple(s // isz for s in arr.strides)
             return _StorageRef(pid), off // isz, strides
 

@@ -62,6 +62,7 @@ _MISSING_DTYPES = {
         ("bits8", 1),
         ("bits16", 2),
     )
+    if name not in _dtype._BY_NAME
 }
 
 
@@ -93,9 +94,6 @@ class StorageType:
 _STORAGE_DTYPES = {
     **{f"{scalar}Storage": name for name, scalar in _dtype.SCALAR_NAMES.items()},
     # torch's dtypes that ember lacks: named placeholders (a tensor of one raises on load)
-    "BFloat16Storage": "bfloat16",
-    "ComplexFloatStorage": "complex64",
-    "ComplexDoubleStorage": "complex128",
     "QInt8Storage": "qint8",
     "QUInt8Storage": "quint8",
     "QInt32Storage": "qint32",

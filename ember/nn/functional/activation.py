@@ -66,7 +66,7 @@ _TORCH_NAME = _dtype.SCALAR_NAMES
 def _floating(input, op: str, kernel: str) -> Tensor:
     """``input`` if it is a floating tensor; PyTorch's errors otherwise."""
     dt = _check(input, op)._data.dtype
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_TORCH_NAME.get(dt.name, dt.name)}': {op} "
             f"needs a floating-point input; call .float() first"

@@ -216,7 +216,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask is None:
         return None
     kind = mask._data.dtype.kind
-    if kind != "b" and kind != "f":
+    if kind != "b" and kind not in "fV":
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(

@@ -609,7 +609,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 def _fold_dtype(kernel: str, x: Tensor) -> None:
     dt = x._data.dtype
-    if dt.kind not in "f":
+    if dt.kind not in "fV":
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_DT_NAME.get(dt.name, dt.name)}'"
         )

@@ -63,7 +63,7 @@ def _apply(
         shape = x.shape[:lead] + (1,) * (x.ndim - lead)
     else:
         shape = x.shape
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         # NOTE: matches torch: the mask is floating point and cannot scale an integer tensor
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type "

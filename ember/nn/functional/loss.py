@@ -232,7 +232,7 @@ def cross_entropy(
             and x.shape[0] == t.shape[0]
             and td.kind == "i"
             and td.itemsize == 8
-            and x.dtype.kind == "f"
+            and x.dtype.kind in "fV"
             and reduction in _ENUM
         ):
             return _L.CrossEntropy.apply(input, t, None, _ENUM[reduction], ignore_index, 0.0)
@@ -249,7 +249,7 @@ def cross_entropy(
 
 
 def _cross_entropy_probs(input, target, weight, ignore_index, code, smoothing):
-    if target._data.dtype.kind != "f":
+    if target._data.dtype.kind not in "fV":
         raise RuntimeError(
             f"Expected floating point type for target with class probabilities, "
             f"got {_tname(target)}"
@@ -344,7 +344,7 @@ def _weighted(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, mean_
 
 
 def _float_only(op: str, input: Tensor) -> None:
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{op}\" not implemented for '{_tname(input)}'")
 
 
@@ -716,7 +716,7 @@ def linear_cross_entropy(
                 f"tracing=False, linear_bias.shape={shape}.",
                 stacklevel=2,
             )
-        elif input._data.dtype.kind == "f":
+        elif input._data.dtype.kind in "fV":
             return _linear_cross_entropy_chunked(
                 input, linear_weight, target, linear_bias, weight, reduction, ignore_index, options
             )
@@ -770,7 +770,7 @@ def _linear_cross_entropy_chunked(input, W, target, bias, weight, reduction, ign
         num_batches=n, in_features=input.shape[-1], num_classes=c, dtype=dt, device=input.device
     )
     acc = opts.acc_dtype
-    if acc != dt and not (dt._np.char == "e" and acc._np.char == "f"):
+    if acc != dt and not (dt._np.char in "eE" and acc._np.char == "f"):
         raise RuntimeError(
             f"linear_cross_entropy supports float32 acc_dtype with "
             f"float16/bfloat16 inputs, but got {acc} acc_dtype and {dt} inputs."

@@ -45,15 +45,15 @@ def _check_params_dtype(x, *params) -> None:
     for p in params:
         if p is None or p._data.dtype == dt:
             continue
-        if dt.char == "e" and p._data.dtype.char == "f":
+        if dt.char in "eE" and p._data.dtype.char == "f":
             continue
-        if dt.char in "ef":
+        if dt.char in "eEf":
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _check_float(kernel: str, x) -> None:
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_SCALAR.get(x.dtype.name, x.dtype.name)}'"
         )
@@ -340,7 +340,7 @@ def rms_norm(
         eps = 2.0**-52 if x.dtype.char == "d" else 2.0**-23
     dims = tuple(range(input.dim() - len(shape), input.dim()))
     # float16 is computed in float32, as PyTorch's CPU path (opmath)
-    xf = input.float() if x.dtype.char == "e" else input
+    xf = input.float() if x.dtype.char in "eE" else input
     y = xf * (xf.square().mean(dims, keepdim=True) + eps).rsqrt()
     if weight is not None:
         y = y * weight

@@ -131,7 +131,7 @@ def _window_checks(op: str, input: Tensor, n: int, k, s, p, d, ceil_mode: bool):
 
 def _dtype_check(op: str, input: Tensor, floating: bool = False) -> None:
     kind = input._data.dtype.kind
-    if kind == "f" or (not floating and kind in "iu"):
+    if kind in "fV" or (not floating and kind in "iu"):
         return
     name = _SNAME.get(input._data.dtype.name, input._data.dtype.name)
     raise NotImplementedError(

@@ -581,12 +581,13 @@ def grid_sample(
     out_shape = tuple(input.shape[:2]) + tuple(grid.shape[1:-1])
     if input.device.type == "meta":
         return input.new_empty(out_shape)
-    half = input.dtype.itemsize == 2
+    low = input.dtype
+    half = low.itemsize == 2
     if half:  # computed in float32, as torch's CPU kernels accumulate
         input, grid = input.float(), grid.float()
     w, taps = _grid.grid_taps(tuple(input.shape), grid, mode, padding_mode, bool(align_corners))
     out = _grid.grid_combine(input, w, taps, out_shape, grid if mode == "nearest" else None)
-    return out.half() if half else out
+    return out.to(low) if half else out
 
 
 def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
