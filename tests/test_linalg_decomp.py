@@ -537,3 +537,99 @@ def test_eig_edge_cases():
         "meta",
     )
     assert ember.linalg.eigvals(m).shape == (2, 4)
+
+
+# ---- complex input -----------------------------------------------------------------------------
+CRNG = np.random.default_rng(13)  # its own stream: the table below draws at import time
+
+
+def _c(*shape, herm=False):
+    a = CRNG.standard_normal(shape) + 1j * CRNG.standard_normal(shape)
+    return a + np.conj(np.swapaxes(a, -1, -2)) if herm else a
+
+
+def _abs_svd(L, A):
+    U, S, Vh = L.linalg.svd(A, full_matrices=False)
+    return S, (U * S.unsqueeze(-2).to(U.dtype)) @ Vh, U.abs(), Vh.abs()
+
+
+def _abs_eigh(L, A, uplo="L"):
+    w, V = L.linalg.eigh(A, UPLO=uplo)
+    return w, V.abs()
+
+
+# name -> fn(lib, A) with phase-invariant outputs, input; compared value by value with torch
+COMPLEX = [
+    ("svd_tall", _abs_svd, _c(2, 5, 3)),
+    ("svd_wide", _abs_svd, _c(3, 5)),
+    ("svdvals", lambda L, A: L.linalg.svdvals(A), _c(2, 3, 4)),
+    ("eigh", _abs_eigh, _c(2, 4, 4, herm=True)),
+    ("eigh_U", lambda L, A: _abs_eigh(L, A, "U"), _c(4, 4)),
+    ("eigvalsh", lambda L, A: L.linalg.eigvalsh(A), _c(3, 3, herm=True)),
+    ("qr", lambda L, A: tuple(L.linalg.qr(A)), _c(2, 5, 3)),
+    ("qr_wide", lambda L, A: tuple(L.linalg.qr(A)), _c(3, 5)),
+    ("pinv", lambda L, A: L.linalg.pinv(A), _c(2, 4, 3)),
+    ("pinv_hermitian", lambda L, A: L.linalg.pinv(A, hermitian=True), _c(4, 4, herm=True)),
+    ("cond", lambda L, A: L.linalg.cond(A), _c(2, 4, 3)),
+    ("cond_m2", lambda L, A: L.linalg.cond(A, -2), _c(3, 4)),
+    ("eig", lambda L, A: (lambda w, V: (w.abs(), V.abs()))(*L.linalg.eig(A)), _c(2, 3, 3)),
+]
+
+
+def _complex_loss(outs):
+    """A real, phase-invariant scalar of the outputs: sum of |x|^1.5 with output weights."""
+    return sum((i + 1) * (o.abs() ** 1.5).sum() for i, o in enumerate(outs))
+
+
+@needs_torch
+@pytest.mark.parametrize("name,fn,a", COMPLEX, ids=[c[0] for c in COMPLEX])
+def test_complex_values_and_gradients_match_torch(name, fn, a):
+    e, t = _pair(a, requires_grad=True)
+    got, want = _flat(fn(ember, e)), _flat(fn(torch, t))
+    for g, w in zip(got, want, strict=True):
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1], name
+        np.testing.assert_allclose(_np(g), _np(w), rtol=1e-9, atol=1e-10, err_msg=name)
+    (ge,) = ember.autograd.grad(_complex_loss(got), e)
+    (gt,) = torch.autograd.grad(_complex_loss(want), t)
+    assert ge.dtype == ember.complex128
+    np.testing.assert_allclose(_np(ge), _np(gt), rtol=1e-8, atol=1e-9, err_msg=name)
+
+
+COMPLEX_GRAD = [c for c in COMPLEX if c[0] not in ("cond_m2", "svd_tall", "eigh")]
+
+
+@pytest.mark.parametrize("name,fn,a", COMPLEX_GRAD, ids=[c[0] for c in COMPLEX_GRAD])
+def test_complex_gradcheck_and_gradgradcheck(name, fn, a):
+    x = ember.tensor(a[0] if a.ndim > 2 else a, requires_grad=True)
+    herm = name in ("eigh_U", "eigvalsh", "pinv_hermitian")
+
+    def f(A):
+        return fn(ember, A + A.mT.conj() if herm else A)
+
+    assert ember.autograd.gradcheck(f, (x,), atol=1e-6, rtol=1e-4)
+    assert ember.autograd.gradgradcheck(f, (x,), atol=1e-5, rtol=1e-3)
+
+
+@needs_torch
+def test_complex_rank_cond_and_phase_errors():
+    a = _c(3, 4, 4, herm=True)
+    a[0] = np.outer(a[0, 0], np.conj(a[0, 0]))
+    e, t = _pair(a)
+    for kw in ({}, {"hermitian": True}, {"atol": 1.0}):
+        got, want = ember.linalg.matrix_rank(e, **kw), torch.linalg.matrix_rank(t, **kw)
+        np.testing.assert_array_equal(_np(got), _np(want))
+    np.testing.assert_allclose(
+        _np(ember.linalg.cond(e[1:], "fro")), _np(torch.linalg.cond(t[1:], "fro")), rtol=1e-9
+    )
+    assert ember.linalg.svdvals(e).dtype == ember.float64
+    # a loss that depends on the vectors' phases has no derivative: torch's errors
+    cases = {
+        "svd": lambda L, A: L.linalg.svd(A)[0].real.sum(),
+        "eigh": lambda L, A: L.linalg.eigh(A)[1].imag.sum(),
+        "eig": lambda L, A: L.linalg.eig(A)[1].sum().abs(),
+    }
+    for name, f in cases.items():
+        x, y = _pair(_c(3, 3, herm=name == "eigh"), requires_grad=True)
+        pairs = ((ember, x), (torch, y))
+        msgs = [_errs(lambda L, z=z, f=f: f(L, z).backward(), L) for L, z in pairs]
+        assert msgs[1][0] == "RuntimeError" and msgs[0] == msgs[1], name

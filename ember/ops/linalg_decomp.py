@@ -115,6 +115,27 @@ def _eye_like(t: Tensor, n: int) -> Tensor:
     return _wrap(xp.eye(n, dtype=t._data.dtype))
 
 
+class _Solve(Function):
+    """``A^-1 B`` for the backwards here (eig's; qr's for complex input), differentiable with
+    conjugate transposes: linalg.solve's backward reaches for ``Tensor.mH``, which does not
+    conjugate yet, and linalg.solve_triangular takes no complex input yet."""
+
+    _array_forward = True
+    _node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x = xp_of(a).linalg.solve(a, b)
+        ctx.save_for_backward(a, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        gB = _Solve.apply(_mH(A), g)  # X = A^-1 B: gB = A^-H g, gA = -gB X^H
+        return -(gB @ _mH(X)) if ctx.needs_input_grad[0] else None, gB
+
+
 # ---- svd ----------------------------------------------------------------------------------------
 class LinalgSvd(Function):
     _array_forward = True
@@ -448,26 +469,6 @@ def _eig_backward(gL, gV, L, V):
     if gL is not None:  # the diagonal is gL (what is left there is Im(diag V^H gV) ~ 0)
         gA = gA - diag_embed(gA.diagonal(dim1=-2, dim2=-1)) + diag_embed(gL)
     return _Solve.apply(Vh, gA @ Vh)
-
-
-class _Solve(Function):
-    """``A^-1 B`` for eig's backward, differentiable with conjugate transposes (linalg.solve's
-    backward reaches for ``Tensor.mH``, which does not conjugate yet)."""
-
-    _array_forward = True
-    _node_name = "LinalgSolveExBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        x = xp_of(a).linalg.solve(a, b)
-        ctx.save_for_backward(a, x)
-        return x
-
-    @staticmethod
-    def backward(ctx, g):
-        A, X = ctx.saved_tensors
-        gB = _Solve.apply(_mH(A), g)  # X = A^-1 B: gB = A^-H g, gA = -gB X^H
-        return -(gB @ _mH(X)) if ctx.needs_input_grad[0] else None, gB
 
 
 def _check_eig_input(A: Tensor, op: str) -> None:

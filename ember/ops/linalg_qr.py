@@ -14,7 +14,15 @@ from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.diagonal import diag_embed
 from ember.ops.joining import cat
-from ember.ops.linalg_decomp import _RETURN_TYPES, _at_least_2d, _complex, _conj, _float_input, _mH
+from ember.ops.linalg_decomp import (
+    _RETURN_TYPES,
+    _at_least_2d,
+    _complex,
+    _conj,
+    _float_input,
+    _mH,
+    _Solve,
+)
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _out_tuple, _tname
 from ember.tensor import Tensor, _wrap
@@ -84,6 +92,8 @@ def _qr_backward_tall(gQ, gR, Q, R):
     X = Q @ (N + _mH(N) - diag_embed(d.to(N.dtype)))
     if gQ is not None:
         X = X + gQ
+    if _complex(R):  # X R^-H = (R^-1 X^H)^H
+        return _mH(_Solve.apply(R, _mH(X)))
     return solve_triangular(_mH(R), X, upper=False, left=False)
 
 
