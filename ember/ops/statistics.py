@@ -15,7 +15,7 @@ import warnings
 from ember import _dtype
 from ember.ops._dispatch import xp_of
 from ember.ops._selection import _return_type, _rt
-from ember.ops.creation import linspace, tensor
+from ember.ops.creation import tensor
 from ember.ops.gather_scatter import gather
 from ember.ops.pointwise import _name, _out
 from ember.ops.sorting import sort
@@ -133,8 +133,23 @@ def _edges_from_counts(x, bins, rng, op: str, histc: bool = False):
         if lo == hi:
             # NOTE: matches torch: histc widens an empty range by 1, histogram by 0.5
             lo, hi = (lo - 1, hi + 1) if histc else (lo - 0.5, hi + 0.5)
-        out.append(linspace(lo, hi, b + 1, dtype=_dtype.from_np(x.dtype), device=_dev(x))._data)
+        out.append(_edges(xp, lo, hi, b + 1, x.dtype))
     return out
+
+
+def _edges(xp, lo: float, hi: float, n: int, npd):
+    """``n`` evenly spaced edges from ``lo`` to ``hi`` in dtype ``npd``, rounded as torch's
+    ``linspace`` rounds them: the step in ``npd``, each edge one fused multiply-add from the
+    nearer end (emulated in a wider type, so the product is exact)."""
+    if xp.device_type == "meta":
+        return xp.empty((n,), dtype=npd)
+    wide = xp.longdouble if npd == xp.float64 else xp.float64
+    lo_, hi_ = npd.type(lo), npd.type(hi)
+    step = wide((hi_ - lo_) / npd.type(n - 1))
+    i = xp.arange(n)
+    up = (wide(lo_) + step * i.astype(wide)).astype(npd)
+    down = (wide(hi_) - step * (n - 1 - i).astype(wide)).astype(npd)
+    return xp.where(i < n // 2, up, down)
 
 
 def _dev(a) -> str:
@@ -333,7 +348,8 @@ def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation="lin
         >>> ember.nanquantile(ember.tensor([1.0, float("nan"), 3.0]), 0.5)
         tensor(2.)
     """
-    return _quantile(input, q, dim, keepdim, interpolation, True, out, "nanquantile")
+    # NOTE: matches torch: the messages of nanquantile say "quantile()"
+    return _quantile(input, q, dim, keepdim, interpolation, True, out)
 
 
 # ---- cov, corrcoef ---------------------------------------------------------------------------
