@@ -78,7 +78,7 @@ def coalesce(indices: np.ndarray, values: np.ndarray, shape: tuple):
     n = keys.shape[0]
     if n == 0:
         return indices.copy(), values.copy(), np.zeros(0, _INT)
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)  # duplicates sum in any order (stable sorting is 3x slower)
     sk = keys[order]
     new = np.empty(n, dtype=bool)
     new[0] = True
