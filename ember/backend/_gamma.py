@@ -256,7 +256,8 @@ def _hurwitz_zeta_int(s: int, q):
         w[low] = wl
     inv = 1.0 / w
     ws = inv**s  # w^-s with an integer power: repeated products, not a float pow
-    tail = ws * w / (s - 1) + 0.5 * ws
+    # w^(1-s) taken directly: w^-s underflows first (trigamma(1e300) = 1e-300)
+    tail = inv ** (s - 1) / (s - 1) + 0.5 * ws
     fac = float(s)  # rising factorial s (s+1) ... (s+2j-2)
     wp = ws * inv
     w2 = inv * inv
@@ -267,13 +268,32 @@ def _hurwitz_zeta_int(s: int, q):
     return res + tail
 
 
-def _polygamma_kernel(n: int, x):
+def _polygamma_kernel(n: int, x, f32: bool = False):
     out = np.full(x.shape, np.nan)
     # at a pole (0 or a negative integer) the sum has an infinite term: (-1)^(n+1) inf
     pole = (x <= 0) & (x == np.floor(x))
     sign = 1.0 if n % 2 else -1.0
     out[pole] = sign * np.inf
-    out[x == np.inf] = 0.0
+    # NOTE: matches torch: polygamma(n, inf) is nan for n >= 2 (torch's zeta(s, inf) is nan),
+    # and trigamma's is 0
+    out[x == np.inf] = 0.0 if n == 1 else np.nan
+    if n == 1:
+        # NOTE: matches torch: trigamma at a pole is its reflection formula with an unreduced
+        # sin(pi x), a large finite number (6.6e32 at x = -1), and nan at -inf
+        at = pole | (x == -np.inf)
+        if at.any():
+            xp = x[at]
+            with np.errstate(all="ignore"):
+                if f32:  # torch's float32 kernel evaluates this in float32 (1.3e15 at x = -1)
+                    s = np.sin(np.float32(np.pi) * xp.astype(np.float32))
+                    head = (np.float32(np.pi) * np.float32(np.pi) / (s * s)).astype(np.float64)
+                else:
+                    s = np.sin(np.pi * xp)
+                    head = np.pi * np.pi / (s * s)
+                fin = np.isfinite(xp)
+                tail = np.full(xp.shape, np.nan)
+                tail[fin] = _hurwitz_zeta_int(2, 1.0 - xp[fin])
+                out[at] = head - tail
     ok = np.isfinite(x) & ~pole
     if ok.any():
         q = x[ok]
@@ -286,7 +306,14 @@ def _polygamma_kernel(n: int, x):
             res[hi] = _hurwitz_zeta_int(2, q[hi])
             if lo.any():
                 ql = q[lo]
-                res[lo] = (np.pi / _sinpi_abs(ql)) ** 2 - _hurwitz_zeta_int(2, 1.0 - ql)
+                if f32:
+                    # NOTE: matches torch: its float32 kernel takes sin(pi x) in float32 without
+                    # reducing the argument, which decides the value next to the poles
+                    s = np.sin(np.float32(np.pi) * ql.astype(np.float32))
+                    head = (np.float32(np.pi) * np.float32(np.pi) / (s * s)).astype(np.float64)
+                else:
+                    head = (np.pi / _sinpi_abs(ql)) ** 2
+                res[lo] = head - _hurwitz_zeta_int(2, 1.0 - ql)
         else:
             res = _hurwitz_zeta_int(n + 1, q)
         out[ok] = sign * math.factorial(n) * res
@@ -297,7 +324,8 @@ def polygamma(n: int, x):
     """The n-th derivative of digamma (n >= 0)."""
     if n == 0:
         return digamma(x)
-    return _apply(x, functools.partial(_polygamma_kernel, n))
+    f32 = np.asarray(x).dtype == np.float32
+    return _apply(x, functools.partial(_polygamma_kernel, n, f32=f32))
 
 
 # ---- incomplete gamma ---------------------------------------------------------------------------

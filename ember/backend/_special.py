@@ -81,7 +81,18 @@ def erf(x):
 
 def erfc(x):
     """Complementary error function ``1 - erf(x)``, accurate where it is tiny (large ``x``)."""
-    return _unary(_sc().erfc, x)
+    return _unary(_erfc, x)
+
+
+def _erfc(x):
+    y = _sc().erfc(x)
+    # NOTE: matches torch: erfc goes on through the subnormals (to x ~ 27.2 in float64) where
+    # SciPy's flushes to 0 at x ~ 26.55; there erfcx(x) exp(-x^2) keeps torch's values
+    low = (y == 0) & (x < 28)
+    if low.any():
+        xl = x[low]
+        y[low] = _sc().erfcx(xl) * np.exp(-xl * xl)
+    return y
 
 
 def erfinv(x):
@@ -129,6 +140,16 @@ def _ndtr(x):
     return y
 
 
+def _log_ndtr(x):
+    y = _sc().log_ndtr(x)
+    # NOTE: matches torch: log(1 - p) = -p for the tiny upper tail p = erfc(x / sqrt 2) / 2,
+    # which torch keeps down to the subnormals (SciPy's log_ndtr gives -0 past x ~ 37.5)
+    big = x > 8
+    if big.any():
+        y[big] = -0.5 * _erfc(x[big] * np.asarray(math.sqrt(0.5), x.dtype))
+    return y
+
+
 def _lgamma(x):
     y = _sc().gammaln(x)
     # NOTE: matches torch: lgamma(-inf) = inf (SciPy: -inf), and subnormal x, where SciPy's
@@ -138,6 +159,18 @@ def _lgamma(x):
     if tiny.any():
         y[tiny] = -np.log(np.abs(x[tiny]))
     return y
+
+
+def _entr_low(x):
+    # NOTE: matches torch: in float16/bfloat16, torch's entr rounds log(x) to that dtype before
+    # the product -x * log(x) (which is computed in float32 and rounded once)
+    dt = x.dtype
+    xf = x.astype(_F32)
+    with np.errstate(all="ignore"):
+        y = -xf * np.log(xf).astype(dt).astype(_F32)
+    y[xf == 0] = 0.0
+    y[xf < 0] = -np.inf
+    return y.astype(dt)
 
 
 _UNARY = {
@@ -159,7 +192,7 @@ _UNARY = {
     "i1e": "i1e",
     "entr": "entr",
     "erfcx": "erfcx",
-    "log_ndtr": "log_ndtr",
+    "log_ndtr": _log_ndtr,
     "ndtri": "ndtri",
     "ndtr": _ndtr,
     "sinc": _sinc,
@@ -179,22 +212,21 @@ def special(name: str, *args):
     One- and two-argument functions by torch's name (``"i0e"``, ``"zeta"``...); the
     polynomials take ``(x, n)``, ``n`` an integer array or number.
     """
+    if name == "entr" and np.asarray(args[0]).dtype.itemsize == 2:
+        return _entr_low(np.asarray(args[0]))
     if name in _UNARY:
         return _unary(_resolve(_UNARY, name), args[0])
     if name in _POLY:
         return _poly(name, *args)
     a, b = (np.atleast_1d(v) for v in args)
     shape = np.broadcast_shapes(np.shape(args[0]), np.shape(args[1]))
-    dt = a.dtype if a.dtype.kind == "f" else _F64
+    dt = a.dtype if a.dtype.kind in "fV" else _F64  # "V": bfloat16 (ml_dtypes)
     cd = _compute_dtype(dt)
     with np.errstate(all="ignore"):
         y = np.asarray(_resolve(_BINARY, name)(a.astype(cd, copy=False), b.astype(cd, copy=False)))
     if name == "zeta":
-        # NOTE: matches torch: zeta(x, inf) = 0 for x > 1 (SciPy: nan)
-        y[
-            np.broadcast_to((a > 1) & ~np.isnan(a), y.shape)
-            & (np.broadcast_to(b, y.shape) == np.inf)
-        ] = 0.0
+        # NOTE: matches torch: zeta(x, inf) is nan except at the pole x = 1 (SciPy: 0 for x > 1)
+        y[np.broadcast_to(b == np.inf, y.shape) & np.broadcast_to(a != 1, y.shape)] = np.nan
     y = y.reshape(shape)
     return y if y.dtype == dt else y.astype(dt)
 

@@ -77,6 +77,14 @@ class I0e(_Special):
         return g * (i1e(x) - x.sgn() * y)  # (e^-|x| I0)' = e^-|x| I1 - sgn(x) e^-|x| I0
 
 
+def _not_tiny(x):
+    """``|x| > eps`` and ``x`` with the other elements replaced by eps (torch's guard for the
+    1/x in the I1 derivatives: its limit 1/2 is used there, nan included)."""
+    eps = _dtype.finfo(x.dtype).eps
+    keep = x.abs() > eps
+    return keep, x.masked_fill(~keep, eps)
+
+
 class I1(_Special):
     _node_name = "SpecialI1Backward0"
     fn = "i1"
@@ -85,7 +93,9 @@ class I1(_Special):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         # I1' = I0 - I1 / x, with its limit 1/2 at 0
-        return g * (i0(x) - y / x).masked_fill(x == 0, 0.5)
+        # NOTE: matches torch: 1/2 wherever |x| <= eps, and for nan x
+        keep, sx = _not_tiny(x)
+        return g * (i0(sx) - y / sx).masked_fill(~keep, 0.5)
 
 
 class I1e(_Special):
@@ -95,7 +105,9 @@ class I1e(_Special):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        return g * (i0e(x) - y * (x.sgn() + x.reciprocal())).masked_fill(x == 0, 0.5)
+        # NOTE: matches torch: 1/2 wherever |x| <= eps, and for nan x
+        keep, sx = _not_tiny(x)
+        return g * (i0e(sx) - y * (sx.sgn() + sx.reciprocal())).masked_fill(~keep, 0.5)
 
 
 class Erfcx(_Special):
@@ -146,9 +158,10 @@ class Sinc(_Special):
     def backward(ctx, g):
         x, _ = ctx.saved_tensors
         px = x * _m.pi
-        # (sin(pi x) / (pi x))' = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0
-        d = (px * px.cos() - px.sin()) / (px * x)
-        return g * d.masked_fill(x == 0, 0.0)
+        den = x * x * _m.pi
+        # (sin(pi x) / (pi x))' = (pi x cos(pi x) - sin(pi x)) / (pi x^2)
+        # NOTE: matches torch: 0 wherever pi x^2 underflows to 0 (tiny x too, not only 0)
+        return (g * (px * px.cos() - px.sin()) / den).masked_fill(den == 0, 0.0)
 
 
 class Zeta(Function):
@@ -189,6 +202,16 @@ class Xlog1py(Function):
         if need_y:
             gy = g * x / (y + 1)
         return gx, gy
+
+
+def _as_tensors(a, b):
+    """Both operands as tensors: a number becomes a 0-d tensor of the other's dtype (torch's
+    number operands never widen a tensor's dtype), so the kernels see two arrays."""
+    if not isinstance(a, Tensor):
+        a = _wrap(xp_of(b._data).asarray(a, dtype=b._data.dtype))
+    elif not isinstance(b, Tensor):
+        b = _wrap(xp_of(a._data).asarray(b, dtype=a._data.dtype))
+    return a, b
 
 
 def _diff_unary(cls, name: str, half: bool, example: str, result: str, summary: str):
@@ -306,7 +329,7 @@ def zeta(input, other, *, out=None) -> Tensor:
     d = promote(a, b)
     if d != _F32 and d != _F64:
         _not_impl("zeta", d)
-    return _out(binary(Zeta, a, b), out)
+    return _out(binary(Zeta, *_as_tensors(a, b)), out)
 
 
 def xlog1py(input, other, *, out=None) -> Tensor:
@@ -318,7 +341,7 @@ def xlog1py(input, other, *, out=None) -> Tensor:
     """
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         _check(input, "special_xlog1py")
-    return _out(binary(Xlog1py, *_floating_pair(input, other)), out)
+    return _out(binary(Xlog1py, *_as_tensors(*_floating_pair(input, other))), out)
 
 
 # ---- non-differentiable functions (the result never requires grad, as torch's) ---------------
