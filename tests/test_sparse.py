@@ -342,3 +342,18 @@ def test_other_dtypes_match_torch(dtype):
             out.append([y.float()])
     for a, b in zip(*out):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-9)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["hspmm", "smm"])
+def test_row_products_match_torch(name):
+    # torch has no derivative for these (ember's are differentiable): forward only
+    out = []
+    for L in (ember, torch):
+        s = L.sparse_coo_tensor(L.tensor(IDX), L.tensor(V), (2, 3))
+        y = getattr(L, name)(s, L.tensor(D))
+        out.append(y)
+    e, t = out
+    assert e.sparse_dim() == t.sparse_dim() and e._nnz() == t._nnz()
+    np.testing.assert_array_equal(e._indices().numpy(), t._indices().numpy())
+    _close(e, t)

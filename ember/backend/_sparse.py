@@ -276,3 +276,13 @@ def np_exp(a: np.ndarray) -> np.ndarray:
 
 def empty_like_rows(n: int, values: np.ndarray) -> np.ndarray:
     return np.empty((n,) + values.shape[1:], dtype=values.dtype)
+
+
+def nonzero_rows(indices: np.ndarray) -> np.ndarray:
+    """The sorted distinct first indices (rows holding an entry)."""
+    return np.unique(indices[0])
+
+
+def row_col_grid(rows: np.ndarray, ncols: int) -> np.ndarray:
+    """(2, len(rows) * ncols) indices of every column of each row, row-major."""
+    return np.stack([np.repeat(rows, ncols), np.tile(np.arange(ncols, dtype=_INT), rows.shape[0])])

@@ -437,3 +437,50 @@ def spmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 F.SPARSE_CLS[0] = SparseTensor
+
+
+def _row_product(name: str, mat1: Tensor, mat2: Tensor):
+    if mat1._data.__class__ is not SparseArray or mat1._data.layout is not sparse_coo:
+        raise NotImplementedError(
+            f"Could not run 'aten::{name}' with arguments from the "
+            f"'{'SparseCsrCPU' if mat1.is_sparse_csr else 'CPU'}' backend: {name} takes a "
+            "sparse COO first operand"
+        )
+    _check_mm(name, mat1, mat2, False)
+    rows = _k.nonzero_rows(mat1._data.indices)
+    return rows, F.mm_sparse(mat1, mat2)[_wrap(rows)]
+
+
+def hspmm(mat1: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """``mat1 @ mat2`` (sparse COO times dense) as a hybrid COO tensor: one sparse dim (the
+    rows of ``mat1`` that hold entries) and the product rows as dense values.
+
+    Example:
+        >>> s = ember.sparse_coo_tensor([[0, 2], [1, 0]], [1.0, 2.0], (3, 2))
+        >>> ember.hspmm(s, ember.ones(2, 2)).values()
+        tensor([[1., 1.],
+                [2., 2.]])
+    """
+    if out is not None:
+        raise NotImplementedError("hspmm: out= is not implemented in ember")
+    rows, v = _row_product("hspmm", mat1, mat2)
+    shape = (mat1._data.shape[0], mat2._data.shape[1])
+    pattern = SparseArray(sparse_coo, shape, v._data, rows.reshape(1, -1), coalesced=True)
+    return F.make(v, pattern)
+
+
+def smm(input: Tensor, mat: Tensor) -> Tensor:
+    """``input @ mat`` (sparse COO times dense) as a sparse COO matrix holding every column of
+    each row of ``input`` that has an entry.
+
+    Example:
+        >>> s = ember.sparse_coo_tensor([[0, 2], [1, 0]], [1.0, 2.0], (3, 2))
+        >>> ember.smm(s, ember.ones(2, 2))._nnz()
+        4
+    """
+    rows, v = _row_product("smm", input, mat)
+    m = mat._data.shape[1]
+    v = v.reshape(-1)
+    shape = (input._data.shape[0], m)
+    pattern = SparseArray(sparse_coo, shape, v._data, _k.row_col_grid(rows, m), coalesced=True)
+    return F.make(v, pattern)
