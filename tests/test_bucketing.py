@@ -106,6 +106,9 @@ def test_out_and_empty():
     assert r is out
     assert out.tolist() == [2, 4]
     assert ember.unravel_index(ember.tensor([1]), ()) == ()
+    out = ember.empty(0, dtype=ember.bool)
+    assert ember.isin(ember.tensor([1, 2]), 2, out=out) is out
+    assert out.tolist() == [False, True]
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,9 @@ def test_inplace_forms_and_out():
     assert r is ex
     _eq(ex, _quiet_torch(lambda: tx.index_reduce_(0, ti, ts, "prod")))
     out = ember.empty(0, dtype=ember.float64)
+    assert ember.scatter_reduce(ex, 0, e2, es, "sum", out=out) is out
+    _eq(out, torch.scatter_reduce(tx, 0, t2, ts, "sum"))
+    out = ember.empty(0, dtype=ember.float64)
     ember.index_reduce(ex, 0, ei, es, "mean", out=out)
     _eq(out, _quiet_torch(lambda: torch.index_reduce(tx, 0, ti, ts, "mean")))
 

@@ -123,7 +123,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False, out=None):
     """Whether each element of ``elements`` is in ``test_elements`` (either may be a number).
 
     Example:
@@ -138,8 +138,9 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
         if a.dtype.kind == "b":
             raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     if xp.device_type == "meta":
-        return _wrap(xp.empty(e.shape, dtype=bool))
-    return _wrap(xp.asarray(xp.isin(e, t, assume_unique=assume_unique, invert=invert)))
+        return _out(_wrap(xp.empty(e.shape, dtype=bool)), out)
+    res = xp.asarray(xp.isin(e, t, assume_unique=assume_unique, invert=invert))
+    return _out(_wrap(res), out)
 
 
 def unravel_index(indices: Tensor, shape) -> tuple:

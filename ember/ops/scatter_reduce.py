@@ -198,7 +198,14 @@ def _prep_scatter_reduce(
 
 
 def scatter_reduce(
-    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Tensor,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    out=None,
 ) -> Tensor:
     """A copy of ``input`` with each ``src[p]`` reduced into ``out[p with p[dim] = index[p]]``
     by ``reduce`` (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``);
@@ -210,7 +217,7 @@ def scatter_reduce(
         tensor([7., 2., 3.])
     """
     cls, args = _prep_scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
-    return cls.apply(*args)
+    return _out(cls.apply(*args), out)
 
 
 def _prep_index_reduce(
