@@ -233,7 +233,9 @@ def _c2r_1d(fname, input, n, dim, norm, forward, out):
 
 def _rfftn(fname, input, s, dim, norm, out):
     x = _tensor(input, fname)
-    _real_only(x, fname)
+    if x._data.dtype.kind == "c":
+        name = _dtype.SCALAR_NAMES[_dtype.from_np(x._data.dtype).name]
+        raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {name}")
     dims, shape = _canon(x, s, dim, fname)
     if not dims:
         raise RuntimeError("rfftn must transform at least one axis")
@@ -263,10 +265,12 @@ def _hfftn(fname, input, s, dim, norm, out):
 
 def _ihfftn(fname, input, s, dim, norm, out):
     x = _tensor(input, fname)
-    _real_only(x, fname)
     dims, shape = _canon(x, s, dim, fname)
     if not dims:
         raise RuntimeError("ihfftn must transform at least one axis")
+    if x._data.dtype.kind == "c":
+        name = _dtype.SCALAR_NAMES[_dtype.from_np(x._data.dtype).name]
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: {name}")
     x = _promote(x)
     scale = _scale(norm, False, fname)
     y = conj(FftR2C.apply(resize(x, dims, shape), dims[-1:], scale, True))
