@@ -108,7 +108,10 @@ from ember.ops.linalg import *  # noqa: F401,F403,E402
 from ember.ops.linalg_solve import *  # noqa: F401,F403,E402
 from ember.ops.linalg_solve import _TOP as _linalg_solve_top  # noqa: E402
 
-globals().update(_linalg_solve_top)  # torch.lu, lu_solve... differ from torch.linalg's
+globals().update(_linalg_solve_top)  # torch.det, slogdet... differ from torch.linalg's
+from ember.ops.linalg_lu import *  # noqa: F401,F403,E402
+from ember.ops.linalg_lu import _TOP as _linalg_lu_top  # noqa: E402
+globals().update(_linalg_lu_top)  # torch.lu, lu_solve differ from torch.linalg's
 from ember.ops.addmm import *  # noqa: F401,F403,E402
 from ember.ops.products import *  # noqa: F401,F403,E402
 from ember.ops.cross import *  # noqa: F401,F403,E402
