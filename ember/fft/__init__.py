@@ -285,8 +285,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     by ``1/n`` on ``"forward"``, ``1/sqrt(n)`` on ``"ortho"``, not at all on ``"backward"``.
 
     Example:
-        >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0]))
-        tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+        >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0]))[1]
+        tensor(-2.+2.j)
     """
     return _c2c_1d("fft", input, n, dim, norm, True, out)
 
@@ -295,8 +295,8 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """The inverse of ``fft`` (``exp(+2 pi i jk/n)``, divided by ``n`` with the default norm).
 
     Example:
-        >>> ember.fft.ifft(ember.tensor([10.0, 0.0, 0.0, 0.0]))
-        tensor([2.5000+0.j, 2.5000+0.j, 2.5000+0.j, 2.5000+0.j])
+        >>> ember.fft.ifft(ember.tensor([10.0, 0.0, 0.0, 0.0])).real
+        tensor([2.5000, 2.5000, 2.5000, 2.5000])
     """
     return _c2c_1d("ifft", input, n, dim, norm, False, out)
 
@@ -305,9 +305,9 @@ def fft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None, *, out=No
     """The two-dimensional ``fft`` over ``dim`` (the last two dims by default).
 
     Example:
-        >>> ember.fft.fft2(ember.ones(2, 2))
-        tensor([[4.+0.j, 0.+0.j],
-                [0.+0.j, 0.+0.j]])
+        >>> ember.fft.fft2(ember.ones(2, 2)).real
+        tensor([[4., 0.],
+                [0., 0.]])
     """
     return _c2c_nd("fft2", input, s, dim, norm, True, out)
 
@@ -349,8 +349,8 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """The ``fft`` of a real signal, keeping the ``n // 2 + 1`` non-redundant frequencies.
 
     Example:
-        >>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))
-        tensor([10.+0.j, -2.+2.j, -2.+0.j])
+        >>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))[1]
+        tensor(-2.+2.j)
     """
     return _r2c_1d("rfft", input, n, dim, norm, True, out)
 
@@ -381,8 +381,8 @@ def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
     """The inverse of ``hfft``: the first half of the (Hermitian) ``ifft`` of a real signal.
 
     Example:
-        >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0]))
-        tensor([1.+0.j, 0.+0.j, 0.+0.j])
+        >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).real
+        tensor([1., 0., 0.])
     """
     return _r2c_1d("ihfft", input, n, dim, norm, False, out)
 

@@ -486,7 +486,7 @@ def stft(
     Example:
         >>> x = ember.arange(8.0)
         >>> ember.stft(x, 4, window=ember.hann_window(4), return_complex=True).shape
-        ember.Size([3, 3])
+        ember.Size([3, 9])
     """
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
