@@ -92,6 +92,11 @@ _COMPLEX_ERRORS = {
     "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
     "nansum": (RuntimeError, "nansum on CPU does not support complex inputs"),
     "nanmean": (RuntimeError, "nansum on CPU does not support complex inputs"),
+    "msort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "signbit": (NotImplementedError, "signbit is not implemented for complex tensors."),
+    "heaviside": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
+    "abs_": (RuntimeError, "In-place abs is not supported for complex tensors."),
+    "isin": (RuntimeError, "Unsupported input type encountered for isin(): {name}"),
 }
 
 
@@ -99,17 +104,20 @@ def _complex_unsupported(op: str, npd):
     """Raise torch's error for an op that refuses complex input (type as torch's; the message
     torch's own where it names the op, else the kernel's "not implemented for" wording)."""
     err = _COMPLEX_ERRORS.get(op)
-    if err is not None:
-        raise err[0](err[1])
     name = _TORCH_NAME[_dtype.from_np(npd).name]
+    if err is not None:
+        raise err[0](err[1].replace("{name}", name))
     raise NotImplementedError(f"\"{op}\" not implemented for '{name}'")
 
 
-def _floating_pair(a, b):
-    """Both operands in the default float dtype when their promoted dtype is not floating."""
+def _floating_pair(a, b, op: str = ""):
+    """Both operands in the default float dtype when their promoted dtype is not floating;
+    complex operands raise torch's error for kernel ``op`` (e.g. ``"atan2_cpu"``)."""
     dt = promote(a, b)
     if dt.kind in "fV":
         return a, b
+    if dt.kind == "c":
+        _complex_unsupported(op or "binary op", dt)
     f = _dtype.get_default_dtype()._np
     return tuple(_wrap(x._data.astype(f)) if isinstance(x, Tensor) else float(x) for x in (a, b))
 

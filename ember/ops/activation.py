@@ -143,6 +143,8 @@ class Hardtanh(Function):
         ctx.lo, ctx.hi = lo, hi
         xp = xp_of(x)
         if x.dtype.kind not in "fV":
+            if x.dtype.kind == "c":
+                raise NotImplementedError("clamp is not supported for complex types")
             lo, hi = math.ceil(lo), math.floor(hi)
         return _down(xp.clip(x, lo, hi), x)
 
@@ -163,6 +165,9 @@ class Threshold(Function):
         ctx.save_for_backward(x)
         ctx.th = th
         xp = xp_of(x)
+        if x.dtype.kind == "c":
+            cname = _dtype.SCALAR_NAMES[_dtype.from_np(x.dtype).name]
+            raise NotImplementedError(f"\"threshold_cpu\" not implemented for '{cname}'")
         return _down(xp.where(x > th, x, value), x)
 
     @staticmethod

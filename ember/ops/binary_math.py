@@ -13,6 +13,7 @@ from ember.ops._elementwise import (
     _TORCH_NAME,
     _arr,
     _check,
+    _complex_unsupported,
     _floating_pair,
     _operator,
     _unsupported,
@@ -31,12 +32,16 @@ def _any_zero(b) -> bool:
     return b == 0
 
 
-def _int_zero_check(a, b):
+def _int_zero_check(a, b, op):
     for x in (a, b):
-        if backend.is_array(x) and x.dtype.kind in "iu":
-            if _any_zero(b):
-                raise RuntimeError("ZeroDivisionError: integer division by zero")
-            return
+        if backend.is_array(x):
+            k = x.dtype.kind
+            if k in "iu":
+                if _any_zero(b):
+                    raise RuntimeError("ZeroDivisionError: integer division by zero")
+                return
+            if k == "c":
+                _complex_unsupported(op, x.dtype)
 
 
 class Remainder(Function):
@@ -45,7 +50,7 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _int_zero_check(a, b)
+        _int_zero_check(a, b, "remainder_cpu")
         ctx.save_for_backward(a, b)
         return a % b  # NOTE: matches torch: Python's sign convention (that of the divisor)
 
@@ -67,7 +72,7 @@ class Fmod(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _int_zero_check(a, b)
+        _int_zero_check(a, b, "fmod_cpu")
         ctx.save_for_backward(a, b)
         return _xp2(a, b).fmod(a, b)
 
@@ -141,7 +146,7 @@ def atan2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     _check(input, "atan2")
     _check(other, "atan2", "other", 2)
-    return _out(binary(Atan2, *_floating_pair(input, other)), out)
+    return _out(binary(Atan2, *_floating_pair(input, other, "atan2_cpu")), out)
 
 
 arctan2 = atan2
@@ -153,6 +158,8 @@ class Maximum(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind == "c":
+            _complex_unsupported("maximum", a.dtype)
         ctx.save_for_backward(a, b)
         return xp_of(a).maximum(a, b)
 
@@ -173,6 +180,8 @@ class Minimum(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind == "c":
+            _complex_unsupported("minimum", a.dtype)
         ctx.save_for_backward(a, b)
         return xp_of(a).minimum(a, b)
 
@@ -192,6 +201,8 @@ class Fmax(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind == "c":
+            _complex_unsupported("fmax", a.dtype)
         ctx.save_for_backward(a, b)
         return xp_of(a).fmax(a, b)
 
@@ -212,6 +223,8 @@ class Fmin(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind == "c":
+            _complex_unsupported("fmin", a.dtype)
         ctx.save_for_backward(a, b)
         return xp_of(a).fmin(a, b)
 
@@ -251,6 +264,13 @@ fmax = _tensor_pair_op(Fmax, "fmax", "Element-wise maximum that ignores nan (C's
 fmin = _tensor_pair_op(Fmin, "fmin", "Element-wise minimum that ignores nan (C's ``fmin``).")
 
 
+def _is_complex(v) -> bool:
+    """Whether a Tensor or number operand is complex."""
+    if isinstance(v, Tensor):
+        return v._data.dtype.kind == "c"
+    return isinstance(v, complex) or (isinstance(v, backend.generic) and v.dtype.kind == "c")
+
+
 def float_power(input, exponent, *, out=None) -> Tensor:
     """``input ** exponent`` computed and returned in float64 (either may be a number).
 
@@ -260,16 +280,26 @@ def float_power(input, exponent, *, out=None) -> Tensor:
     """
     if not isinstance(input, Tensor):
         _check(exponent, "float_power", "exponent", 2)
-    a = input.to(_dtype.float64) if isinstance(input, Tensor) else float(input)
-    b = exponent.to(_dtype.float64) if isinstance(exponent, Tensor) else float(exponent)
+    # complex128 when either operand is complex, else float64
+    dt = _dtype.float64
+    for v in (input, exponent):
+        if _is_complex(v):
+            dt = _dtype.complex128
+    cv = float if dt is _dtype.float64 else complex
+    a = input.to(dt) if isinstance(input, Tensor) else cv(input)
+    b = exponent.to(dt) if isinstance(exponent, Tensor) else cv(exponent)
     return _out(_pow(a, b), out)
 
 
 def _float_power_(self: Tensor, exponent) -> Tensor:
-    if self._data.dtype != _F64:
+    need = _F64
+    for v in (self, exponent):
+        if _is_complex(v):
+            need = _dtype.complex128._np
+    if self._data.dtype != need:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {_TORCH_NAME[self.dtype.name]} but the "
-            "operation's result requires dtype Double"
+            f"operation's result requires dtype {'Double' if need is _F64 else 'ComplexDouble'}"
         )
     return _float_power_inplace(self, exponent)
 
@@ -306,6 +336,8 @@ def hypot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _check(other, "hypot", "other", 2)
     dt = promote(input, other)
     if dt.kind not in "fV":
+        if dt.kind == "c":
+            _complex_unsupported("hypot_cpu", dt)
         _unsupported("hypot", dt)
     return _out(binary(Hypot, input, other), out)
 
@@ -343,7 +375,7 @@ def copysign(input: Tensor, other, *, out=None) -> Tensor:
     """
     _check(input, "copysign")
     cls = Copysign if isinstance(other, Tensor) else CopysignScalar
-    return _out(binary(cls, *_floating_pair(input, other)), out)
+    return _out(binary(cls, *_floating_pair(input, other, "copysign_cpu")), out)
 
 
 class Xlogy(Function):
@@ -393,7 +425,7 @@ def xlogy(input, other, *, out=None) -> Tensor:
         cls = XlogyScalarSelf
     else:
         cls = Xlogy if isinstance(other, Tensor) else XlogyScalarOther
-    return _out(binary(cls, *_floating_pair(input, other)), out)
+    return _out(binary(cls, *_floating_pair(input, other, "xlogy_cpu")), out)
 
 
 # ---- Tensor methods, operators and in-place forms ---------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember import backend
 from ember.autograd.function import Function
 from ember.ops._dispatch import promote, unary, xp_of
-from ember.ops._elementwise import _cast, _check
+from ember.ops._elementwise import _cast, _check, _complex_unsupported
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor
 
@@ -103,6 +103,8 @@ def _clamp(input, min, max, out, cls, cls_t, op):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError(f"torch.{op}: At least one of 'min' or 'max' must not be None")
     dt = promote(input, min, max)
+    if dt.kind == "c":
+        _complex_unsupported("clamp", dt)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if not (isinstance(min, Tensor) or min is None) or not (
             isinstance(max, Tensor) or max is None

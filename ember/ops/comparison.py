@@ -8,7 +8,7 @@ import operator
 
 from ember import _dtype
 from ember.ops._dispatch import _as_array, numpy_error, promote2, xp_of
-from ember.ops._elementwise import _BOOL, _TORCH_NAME, _check, _operator
+from ember.ops._elementwise import _BOOL, _TORCH_NAME, _check, _complex_unsupported, _operator
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
 
@@ -36,17 +36,31 @@ isnan = _predicate(
     """,
 )
 isinf = _predicate("isinf", lambda xp, x: xp.isinf(x), "Whether each element is +inf or -inf.")
-isposinf = _predicate(
-    "isposinf", lambda xp, x: xp.isinf(x) & (x > 0), "Whether each element is +inf."
-)
-isneginf = _predicate(
-    "isneginf", lambda xp, x: xp.isinf(x) & (x < 0), "Whether each element is -inf."
-)
+
+
+def _signed_inf(name: str, positive: bool):
+    def test(xp, x):
+        if x.dtype.kind == "c":
+            _complex_unsupported(name, x.dtype)
+        return xp.isinf(x) & ((x > 0) if positive else (x < 0))
+
+    return test
+
+
+isposinf = _predicate("isposinf", _signed_inf("isposinf", True), "Whether each element is +inf.")
+isneginf = _predicate("isneginf", _signed_inf("isneginf", False), "Whether each element is -inf.")
 isfinite = _predicate(
     "isfinite", lambda xp, x: xp.isfinite(x), "Whether each element is finite (not nan or inf)."
 )
 isreal = _predicate(
-    "isreal", lambda xp, x: xp.ones(x.shape, dtype=_BOOL), "All True: ember has only real dtypes."
+    "isreal",
+    lambda xp, x: x.imag == 0 if x.dtype.kind == "c" else xp.ones(x.shape, dtype=_BOOL),
+    """Whether each element is real: its imaginary part is zero (all True for real dtypes).
+
+    Example:
+        >>> ember.isreal(ember.tensor([1 + 0j, 1j]))
+        tensor([ True, False])
+    """,
 )
 
 
@@ -65,6 +79,26 @@ def _compare(name: str, fn, doc: str = ""):
     return op
 
 
+def _order(name: str, fn, kernel: str):
+    """An ordering comparison: NumPy orders complex numbers lexicographically, torch refuses
+    them."""
+
+    def op(input: Tensor, other, *, out=None) -> Tensor:
+        _check(input, name)
+        xa, xb = promote2(input, other)
+        if xa.dtype.kind == "c":  # xa is input's promoted array
+            _complex_unsupported(kernel, xa.dtype)
+        try:
+            res = fn(xa, xb)
+        except ValueError as e:
+            raise numpy_error(e, (xa, xb)) from None
+        return _out(_wrap(_as_array(res, None)), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Element-wise ``{name}`` comparison, a bool tensor (broadcast, promoted)."
+    return op
+
+
 eq = _compare(
     "eq",
     operator.eq,
@@ -76,10 +110,10 @@ eq = _compare(
     """,
 )
 ne = _compare("ne", operator.ne)
-lt = _compare("lt", operator.lt)
-le = _compare("le", operator.le)
-gt = _compare("gt", operator.gt)
-ge = _compare("ge", operator.ge)
+lt = _order("lt", operator.lt, "lt_cpu")
+le = _order("le", operator.le, "le_cpu")
+gt = _order("gt", operator.gt, "gt_cpu")
+ge = _order("ge", operator.ge, "ge_cpu")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
@@ -111,11 +145,11 @@ def isclose(
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     xp = xp_of(a)
     close = a == b
-    if equal_nan and a.dtype.kind in "fV":
+    if equal_nan and a.dtype.kind in "fcV":
         close = close | (xp.isnan(a) & xp.isnan(b))
     if rtol == 0 and atol == 0:
         return _wrap(_as_array(close, None))
-    if a.dtype.kind not in "fV":
+    if a.dtype.kind not in "fcV":
         # NOTE: matches torch: the tolerance is computed in the default float dtype
         f = _dtype.get_default_dtype()._np
         if a.dtype == _BOOL:

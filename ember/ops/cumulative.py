@@ -9,6 +9,7 @@ from __future__ import annotations
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import cj, unary, xp_of
+from ember.ops._elementwise import _complex_unsupported
 from ember.ops._selection import _rt, _Selection
 from ember.ops.pointwise import _out, inplace
 from ember.ops.reduction import (
@@ -182,6 +183,8 @@ def cummax(input: Tensor, dim: int, *, out=None):
         >>> ember.tensor([1.0, 3.0, 2.0]).cummax(0)
         cummax(values=tensor([1., 3., 3.]), indices=tensor([0, 1, 1]))
     """
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("cummax_cpu", input._data.dtype)
     axis = _wrap_dim(dim, input._data.ndim)
     return _out_tuple(_rt["cummax"](*Cummax.apply(input, axis if input.ndim else 0, False)), out)
 
@@ -193,6 +196,8 @@ def cummin(input: Tensor, dim: int, *, out=None):
         >>> ember.tensor([3.0, 1.0, 2.0]).cummin(0)
         cummin(values=tensor([3., 1., 1.]), indices=tensor([0, 1, 1]))
     """
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("cummin_cpu", input._data.dtype)
     axis = _wrap_dim(dim, input._data.ndim)
     return _out_tuple(_rt["cummin"](*Cummin.apply(input, axis if input.ndim else 0, False)), out)
 

@@ -12,6 +12,7 @@ import builtins
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
+from ember.ops._elementwise import _complex_unsupported
 from ember.ops._selection import _rt, _Selection
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _axes, _check_nonempty, _const, _keep, _keep_shape, _out_tuple
@@ -109,6 +110,9 @@ def _max_min(input, dim, keepdim, other, out, is_max):
         return _binary_extremum(
             "maximum" if is_max else "minimum", input, dim if other is None else other, out
         )
+    if input._data.dtype.kind == "c":
+        # NOTE: matches torch: the wording differs between the full and the dim reduction
+        _complex_unsupported(name if dim is not None else name + "_all", input._data.dtype)
     if dim is None:
         if keepdim:
             raise TypeError(f"{name}(): keepdim=True needs a dim (use amax/amin to keep dims)")
@@ -154,6 +158,8 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
         tensor([4., 5.])
     """
     axes = _axes(input, dim)
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("max_values_cpu", input._data.dtype)
     _check_nonempty(input, axes, "amax", RuntimeError)
     return _out(unary(Amax, input, axes, keepdim), out)
 
@@ -166,6 +172,8 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
         tensor([1., 2.])
     """
     axes = _axes(input, dim)
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("min_values_cpu", input._data.dtype)
     _check_nonempty(input, axes, "amin", RuntimeError)
     return _out(unary(Amin, input, axes, keepdim), out)
 
@@ -180,6 +188,8 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
     axes = _axes(input, () if dim is None else dim)
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("aminmax_cpu", input._data.dtype)
     shape = input._data.shape
     if input._data.size == 0 and (axes is None or builtins.any(shape[d] == 0 for d in axes)):
         raise RuntimeError(
@@ -196,7 +206,9 @@ def _argext_public(input, dim, keepdim, is_max):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     a = input._data
     xp = xp_of(a)
-    if a.dtype.kind == "b":
+    if a.dtype.kind in "bc":
+        if a.dtype.kind == "c":
+            _complex_unsupported(name, a.dtype)
         raise RuntimeError(f"{name}(): does not support bool input (convert it with .int())")
     if dim is None:
         _check_nonempty(input, None, name)

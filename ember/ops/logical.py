@@ -7,9 +7,19 @@ from __future__ import annotations
 import operator
 
 from ember.ops._dispatch import _as_array, numpy_error, promote, xp_of
-from ember.ops._elementwise import _BOOL, _cast, _check, _operator, _unsupported
+from ember.ops._elementwise import (
+    _BOOL,
+    _cast,
+    _check,
+    _complex_unsupported,
+    _operator,
+    _unsupported,
+)
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
+
+# torch's kernel names, which its refusal of complex operands quotes
+_KERNELS = {"bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu"}
 
 
 def _logical(name: str, fn_name: str):
@@ -48,7 +58,9 @@ def logical_not(input: Tensor, *, out=None) -> Tensor:
 def _integral_pair(name: str, a, b):
     """The raw operands of a bitwise op in their promoted dtype (integer or bool)."""
     dt = promote(a, b)
-    if dt.kind in "fV":
+    if dt.kind in "fcV":
+        if dt.kind == "c":
+            _complex_unsupported(_KERNELS.get(name, name + "_cpu"), dt)
         _unsupported(name, dt)
     xp = xp_of((a if isinstance(a, Tensor) else b)._data)
 
@@ -97,13 +109,15 @@ def bitwise_not(input: Tensor, *, out=None) -> Tensor:
         tensor([-1, -6])
     """
     x = _check(input, "bitwise_not")._data
-    if x.dtype.kind in "fV":
+    if x.dtype.kind in "fcV":
+        if x.dtype.kind == "c":
+            _complex_unsupported("bitwise_not_cpu", x.dtype)
         _unsupported("bitwise_not", x.dtype)
     return _out(_wrap(_as_array(xp_of(x).invert(x), None)), out)
 
 
 def _invert(self: Tensor) -> Tensor:
-    if self._data.dtype.kind in "fV":
+    if self._data.dtype.kind in "fcV":
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type "
             f"tensors, got {self.dtype}"

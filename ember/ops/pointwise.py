@@ -240,8 +240,12 @@ divide = true_divide = div
 
 def _rounded_div(input, other, mode):
     xa, xb = promote2(input, other)
-    is_int = (xa.dtype if hasattr(xa, "dtype") else xb.dtype).kind in "iub"
-    if is_int:
+    kind = (xa.dtype if hasattr(xa, "dtype") else xb.dtype).kind
+    if kind == "c":
+        from ember.ops._elementwise import _complex_unsupported  # (it imports this file)
+
+        _complex_unsupported("div_trunc_cpu", xa.dtype if hasattr(xa, "dtype") else xb.dtype)
+    if kind in "iub":
         return binary(TruncDivInt if mode == "trunc" else FloorDiv, input, other)
     q = div(input, other)
     return q.trunc() if mode == "trunc" else q.floor()
@@ -298,9 +302,11 @@ def _any_zero(b):
 def floor_divide(input, other, *, out=None) -> Tensor:
     """``floor(input / other)`` (PyTorch's ``//``)."""
     xa, xb = promote2(input, other)
-    is_int = (xa.dtype if hasattr(xa, "dtype") else xb.dtype).kind in "iub"
-    if is_int:
-        return _out(binary(FloorDiv, input, other), out)
+    dt = xa.dtype if hasattr(xa, "dtype") else xb.dtype
+    if dt.kind == "c":
+        from ember.ops._elementwise import _complex_unsupported  # (it imports this file)
+
+        _complex_unsupported("div_floor_cpu", dt)
     return _out(binary(FloorDiv, input, other), out)
 
 

@@ -5,7 +5,16 @@ returned as they are; the gradient is zero (but ``frac``'s, which is one)."""
 from __future__ import annotations
 
 from ember.ops._dispatch import unary, xp_of
-from ember.ops._elementwise import _BOOL, _check, _copy, _Unary, _unsupported, _ZeroGrad, _zeros
+from ember.ops._elementwise import (
+    _BOOL,
+    _check,
+    _complex_unsupported,
+    _copy,
+    _Unary,
+    _unsupported,
+    _ZeroGrad,
+    _zeros,
+)
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor
 
@@ -64,6 +73,8 @@ def _rounding(cls, name: str):
     def op(input: Tensor, *, out=None) -> Tensor:
         d = _check(input, name)._data.dtype
         if d.kind not in "fV":
+            if d.kind == "c":
+                _complex_unsupported("round_vml_cpu" if name == "round" else name, d)
             if d == _BOOL:
                 _unsupported(name, d)
             return _out(_copy(input), out)  # NOTE: matches torch: integers are returned as is
@@ -99,6 +110,8 @@ def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A00
         return _round0(input, out=out)
     d = _check(input, "round")._data.dtype
     if d.kind not in "fV":
+        if d.kind == "c":
+            _complex_unsupported("round_cpu", d)
         _unsupported("round", d)
     return _out(unary(RoundDecimals, input, int(decimals)), out)
 
@@ -112,6 +125,8 @@ def frac(input: Tensor, *, out=None) -> Tensor:
     """
     d = _check(input, "frac")._data.dtype
     if d.kind not in "fV":
+        if d.kind == "c":
+            _complex_unsupported("frac_cpu", d)
         _unsupported("frac", d)
     return _out(unary(Frac, input), out)
 

@@ -12,6 +12,7 @@ import math
 
 from ember import _dtype
 from ember.ops._dispatch import unary, xp_of
+from ember.ops._elementwise import _complex_unsupported
 from ember.ops._selection import _rt, _Selection
 from ember.ops.cumulative import _accumulate
 from ember.ops.extrema import Amax
@@ -53,6 +54,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         >>> ember.tensor([3.0, 1.0, 2.0]).sort(descending=True)
         sort(values=tensor([3., 2., 1.]), indices=tensor([0, 2, 1]))
     """
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("sort", input._data.dtype)
     axis = _wrap_dim(dim, input._data.ndim)
     r = _rt["sort"](*Sort.apply(input, axis if input.ndim else 0, False, bool(descending)))
     return _out_tuple(r, out)
@@ -66,6 +69,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
         tensor([1, 2, 0])
     """
     a = input._data
+    if a.dtype.kind == "c":
+        _complex_unsupported("argsort", a.dtype)
     axis = _wrap_dim(dim, a.ndim)
     xp = xp_of(a)
     if a.ndim == 0:
@@ -110,6 +115,8 @@ def topk(
         topk(values=tensor([5., 3.]), indices=tensor([1, 2]))
     """
     a = input._data
+    if a.dtype.kind == "c":
+        _complex_unsupported("topk", a.dtype)
     axis = _wrap_dim(dim, a.ndim)
     n = a.shape[axis] if a.ndim else 1
     if not 0 <= k <= n:
@@ -138,6 +145,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
         kthvalue(values=tensor(2.), indices=tensor(2))
     """
     a = input._data
+    if a.dtype.kind == "c":
+        _complex_unsupported("kthvalue_cpu", a.dtype)
     axis = _wrap_dim(dim, a.ndim)
     n = a.shape[axis] if a.ndim else 1
     if not 1 <= k <= n:
@@ -217,6 +226,8 @@ class NanmedianAll(MedianAll):
 
 def _median(input, dim, keepdim, out, ignore_nan):
     name = "nanmedian" if ignore_nan else "median"
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("median_cpu" if dim is None else "median_out", input._data.dtype)
     if dim is None:
         if input._data.dtype.kind not in "fV" and input._data.size == 0:
             raise IndexError(f"{name}(): cannot compute the median of an empty integer tensor")
@@ -279,6 +290,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
         >>> ember.tensor([1.0, 2.0, 2.0, 3.0]).mode()
         mode(values=tensor(2.), indices=tensor(2))
     """
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("mode_cpu", input._data.dtype)
     axis = _wrap_dim(dim, input._data.ndim)
     _check_nonempty(input, (axis,) if input.ndim else None, "mode")
     return _out_tuple(_rt["mode"](*Mode.apply(input, axis if input.ndim else 0, keepdim)), out)

@@ -465,7 +465,15 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def _silu(input: Tensor) -> Tensor:
-    return unary(_act.Silu, _floating(input, "silu", "silu_cpu"))
+    try:
+        x = _floating(input, "silu", "silu_cpu")
+    except NotImplementedError:
+        if input._data.dtype.kind != "c":
+            raise
+        # NOTE: deliberate difference from torch: complex silu is composed (its node is
+        # MulBackward0, not SiluBackward0); the values and gradients are torch's
+        return input * input.sigmoid()
+    return unary(_act.Silu, x)
 
 
 _silu_inplace = _inplace(_silu)
@@ -565,6 +573,9 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         tensor([0.5000])
     """
     _tensor(input, "glu")
+    if input._data.dtype.kind == "c":
+        cname = _TORCH_NAME[input._data.dtype.name]
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{cname}'")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = _wrap_dim(dim, input.dim())
