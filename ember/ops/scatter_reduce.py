@@ -10,6 +10,7 @@ again (``prod`` with two or more zeros in one group excepted, as in PyTorch).
 
 from __future__ import annotations
 
+from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.gather_scatter import ScatterAdd, ScatterValue, _int_index, _prep_scatter, gather
@@ -37,12 +38,17 @@ def _flat_positions(xp, idx, dim: int, out_shape):
     return pos
 
 
+def _inexact(npd) -> bool:
+    """Floating or complex, ml_dtypes' bfloat16 and float8 (NumPy kind "V") included."""
+    return npd.kind in "fc" or _dtype.from_np(npd).is_floating_point
+
+
 def _identity(xp, reduce: str, dtype):
     if reduce in ("sum", "mean"):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if _inexact(dtype):
         return -xp.inf if reduce == "amax" else xp.inf
     if dtype.kind == "b":
         return reduce == "amin"
@@ -77,7 +83,7 @@ def _reduce_into(a, idx, src, dim: int, reduce: str, include_self: bool):
             if include_self:
                 count += 1
             count = xp.maximum(count, 1)
-            if out.dtype.kind == "f" or out.dtype.kind == "c":
+            if _inexact(out.dtype):
                 flat /= count.astype(out.dtype)
             else:
                 # NOTE: matches torch: an integer mean rounds toward minus infinity
