@@ -219,3 +219,24 @@ from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the w
     kaiser_window,
     stft,
 )
+
+# Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
+# raise NotImplementedError with the reason; module misses go through __getattr__ below.
+from ember import _unsupported  # noqa: E402
+
+_unsupported.attach_tensor_stubs(Tensor)
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing.
+    if name == "__all__":
+        # Built on first use, after every import above: torch's public names that ember has,
+        # plus ember's documented extras (summary); submodules stay out, as in torch's __all__.
+        names = sorted(
+            n
+            for n, v in globals().items()
+            if not n.startswith("_") and not isinstance(v, type(_unsupported))
+        )
+        globals()["__all__"] = names
+        return names
+    return _unsupported.module_getattr(__name__, name)

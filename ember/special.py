@@ -120,3 +120,11 @@ __all__ = [
     "xlogy",
     "zeta",
 ]
+
+from ember import _unsupported  # noqa: E402
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
+    # lacks answers with its reason (ember/_unsupported.py).
+    return _unsupported.module_getattr(__name__, name)

@@ -13,3 +13,19 @@ from ember.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+
+# torch.autograd's names (GradcheckError, once_differentiable and the grad-mode queries are
+# reachable here for ember's own code, as torch has them in its submodules)
+__all__ = [
+    "Function",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "inference_mode",
+    "no_grad",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]

@@ -576,3 +576,15 @@ def ifftshift(input: Tensor, dim=None) -> Tensor:
         tensor([ 0.0000,  0.2000,  0.4000, -0.4000, -0.2000])
     """
     return _shift(input, dim, True, "ifftshift")
+
+from ember import _unsupported  # noqa: E402
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
+    # lacks answers with its reason (ember/_unsupported.py).
+    return _unsupported.module_getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)  # torch's names only, not the helpers imported above

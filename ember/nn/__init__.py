@@ -46,3 +46,8 @@ from ember.nn.parameter import (  # noqa: F401
     UninitializedBuffer,
     UninitializedParameter,
 )
+
+# torch.nn's names that ember has (submodules stay out, as in torch's namespaces)
+__all__ = sorted(
+    n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, type(utils))
+)

@@ -9,3 +9,11 @@ from ember.sparse import _tensor  # noqa: F401  (attaches the sparse methods to 
 from ember.sparse._methods import addmm, log_softmax, mm, softmax, sum
 
 __all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
+
+from ember import _unsupported  # noqa: E402
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
+    # lacks answers with its reason (ember/_unsupported.py).
+    return _unsupported.module_getattr(__name__, name)

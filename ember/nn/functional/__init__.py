@@ -43,3 +43,15 @@ _FAMILIES = [
 _names = [name for family in _FAMILIES for name in family.__all__]
 assert len(_names) == len(set(_names)), "a name is exported by two families"
 __all__ = ["linear", "bilinear"] + _names
+
+from ember import _unsupported  # noqa: E402
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
+    # lacks answers with its reason (ember/_unsupported.py).
+    return _unsupported.module_getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)  # torch's names only, not the helpers imported above

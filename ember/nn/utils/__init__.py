@@ -13,3 +13,8 @@ from ember.nn.utils.convert_parameters import (  # noqa: F401
     vector_to_parameters,
 )
 from ember.nn.utils.init import skip_init  # noqa: F401
+
+# torch.nn.utils's names that ember has (submodules stay out)
+__all__ = sorted(
+    n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, type(rnn))
+)
