@@ -14,8 +14,16 @@ from __future__ import annotations
 
 import os
 
-# NOTE: torch runs its FFTs on its intra-op pool; SciPy's ``workers`` is the counterpart.
-_WORKERS = max(1, min(os.cpu_count() or 1, 8))
+
+def _usable_cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+# torch runs its FFTs on its intra-op pool (one thread per usable core); SciPy's ``workers`` is
+# the counterpart.
+_WORKERS = max(1, min(_usable_cores(), 16))
 
 
 def _norm(scale: int, forward: bool) -> str:
