@@ -11,11 +11,13 @@ Example:
     tensor([0.5000])
 """
 
+from ember._dtype import from_np as _dt
+from ember.ops import rounding as _rounding
+from ember.ops._elementwise import _TORCH_NAME, _check
 from ember.ops.binary_math import xlogy
 from ember.ops.math import erf, erfc, erfinv, exp2, expm1, log1p, logit
 from ember.ops.math import sigmoid as expit
 from ember.ops.reduction import logsumexp
-from ember.ops.rounding import round  # noqa: A004  (torch's name)
 from ember.ops.softmax import log_softmax, softmax
 from ember.ops.special import (
     airy_ai,
@@ -61,6 +63,23 @@ from ember.ops.special_gamma import igamma as gammainc
 from ember.ops.special_gamma import igammac as gammaincc
 from ember.ops.special_gamma import lgamma as gammaln
 from ember.ops.special_gamma import mvlgamma as multigammaln
+
+
+def round(input, *, decimals: int = 0, out=None):  # noqa: A001  (torch's name)
+    """``ember.round`` for floating tensors: unlike ``torch.round``, ``torch.special.round``
+    refuses integer and bool tensors.
+
+    Example:
+        >>> ember.special.round(ember.tensor([0.5, 1.5, 1.26]), decimals=1)
+        tensor([0.5000, 1.5000, 1.3000])
+    """
+    d = _check(input, "round")._data.dtype
+    if d.kind in "iub":
+        # NOTE: matches torch: the special alias reaches torch's float kernels directly
+        kernel = "round_cpu" if decimals else "round_vml_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_TORCH_NAME[_dt(d).name]}'")
+    return _rounding.round(input, decimals=decimals, out=out)
+
 
 __all__ = [
     "airy_ai",

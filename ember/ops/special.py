@@ -26,6 +26,7 @@ _SQRT_2PI = _m.sqrt(2 * _m.pi)
 _F64 = _dtype.float64._np
 _F32 = _dtype.float32._np
 _F16 = _dtype.float16._np
+_I32 = _dtype.int32._np
 
 
 def _not_impl(kernel: str, npd):
@@ -564,6 +565,7 @@ class _NoDerivative(Function):
 
 
 class Heaviside(_NoDerivative):
+    _node_name = "NotImplemented"
     message = "derivative for aten::heaviside is not implemented"
 
     @staticmethod
@@ -581,19 +583,29 @@ def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
     """
     _binary_check(input, values, "heaviside", "values")
     if input.dtype != values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes. ")
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _out(binary(Heaviside, input, values), out)
 
 
-class Nextafter(_NoDerivative):
+class Nextafter(Function):
+    _array_forward = True
     _node_name = "NextafterBackward0"
-    # NOTE: matches torch: nextafter records a node whose backward is undefined
-    message = "the derivative for 'nextafter' is not implemented."
 
     @staticmethod
     def forward(ctx, a, b):
         xp = xp_of(a)
+        ctx.save_for_backward(a, b)
         return xp.asarray(xp.nextafter(a, b))
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # NOTE: matches torch: the step is taken as a constant, so the gradient passes to input
+        # unchanged except where input == other (the result is other there), and other gets 0
+        ga = g.masked_fill(a == b, 0.0) if need_a else None
+        gb = g.new_zeros(g.shape) if need_b else None
+        return ga, gb
 
 
 def nextafter(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -629,14 +641,29 @@ class Ldexp(Function):
         return (g * p if need_x else None), (g * x * p * _m.log(2) if need_e else None)
 
 
-class LdexpIntExp(Ldexp):
+class LdexpIntExp(Function):
+    _array_forward = True
+    _node_name = "LdexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, e):
+        xp = xp_of(x)
+        # NOTE: matches torch: with an integer exponent torch scales exactly (C's ldexp,
+        # rounded once: ldexp(1e300, -1100) = 7.4e-32 where 1e300 * 2.0**-1100 is 0); float16,
+        # float32 and bfloat16 scale exactly in float64 first. |e| > 5000 saturates alike.
+        ei = xp.clip(e, -5000, 5000).astype(_I32, copy=False)
+        wide = x.dtype != _F64
+        y = xp.ldexp(x.astype(_F64) if wide else x, ei)
+        ctx.save_for_backward(e)
+        return y.astype(x.dtype) if wide else y
+
     @staticmethod
     def backward(ctx, g):
-        x, p = ctx.saved_tensors
-        need_x, need_e = ctx.needs_input_grad
-        # NOTE: matches torch: with an integer exponent torch's backward takes 2^e in integer
-        # arithmetic, so the input's gradient is 0 where e < 0
-        return (g * p.masked_fill(p < 1, 0.0) if need_x else None), None
+        (e,) = ctx.saved_tensors
+        # NOTE: matches torch: its backward takes 2^e in integer arithmetic, so the input's
+        # gradient is 0 where e < 0
+        p = _wrap(xp_of(e._data).exp2(e._data.astype(g._data.dtype)))
+        return g * p.masked_fill(e < 0, 0.0), None
 
 
 def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -651,14 +678,17 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if dt.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
         dt = _dtype.get_default_dtype()._np
     a = input if input._data.dtype == dt else _wrap(input._data.astype(dt))
-    b = other if other._data.dtype == dt else _wrap(other._data.astype(dt))
     # keeps the autograd history when only a float operand is cast (ints never require grad)
     if input._requires_grad and a is not input:
         a = input.to(_dtype.from_np(dt))
+    if other._data.dtype.kind == "b":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    if other._data.dtype.kind in "iu":
+        return _out(LdexpIntExp.apply(a, other), out)
+    b = other if other._data.dtype == dt else _wrap(other._data.astype(dt))
     if other._requires_grad and b is not other:
         b = other.to(_dtype.from_np(dt))
-    cls = LdexpIntExp if other._data.dtype.kind in "iub" else Ldexp
-    return _out(binary(cls, a, b), out)
+    return _out(binary(Ldexp, a, b), out)
 
 
 class Frexp(Function):
