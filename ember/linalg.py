@@ -15,7 +15,6 @@ from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.broadcast import broadcast_shapes
-from ember.ops.diagonal import diag_embed
 from ember.ops.extrema import amax, amin
 from ember.ops.linalg import matmul
 from ember.ops.pointwise import _out
@@ -302,12 +301,12 @@ class Cholesky(Function):
     @staticmethod
     def backward(ctx, g):
         (low,) = ctx.saved_tensors
-        # A = L L^T: dA = L^-T Phi(L^T dL) L^-1, symmetrized; Phi = lower triangle, half diagonal
-        p = low.mT @ g
-        p = p.tril() - 0.5 * diag_embed(p.diagonal(dim1=-2, dim2=-1))
-        x = solve_triangular(low.mT, p, upper=True)
-        ga = solve_triangular(low.mT, x.mT, upper=True).mT
-        return 0.5 * (ga + ga.mT)
+        # A = L L^H: dA = L^-H Phi L^-1 with Phi the Hermitian matrix whose lower triangle is
+        # tril(L^H dL) with its diagonal halved (tril(L^H dL) needs only dL's lower triangle)
+        p = (low.mH @ g).tril()
+        p = 0.5 * (p + p.tril(-1).mH)
+        x = solve_triangular(low.mH, p, upper=True)
+        return solve_triangular(low, x, upper=False, left=False)
 
 
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
@@ -323,7 +322,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     _check_float(A, "linalg.cholesky")
     _square(A, "linalg.cholesky")
     low = Cholesky.apply(A)
-    result = low.mT if upper else low
+    result = low.mH if upper else low
     return result if out is None else _out(result, out)
 
 
@@ -333,14 +332,9 @@ class SolveTriangular(Function):
 
     @staticmethod
     def forward(ctx, a, b, upper, unitriangular):
-        xp = xp_of(a)
-        # NOTE: matches torch: only the triangle named by ``upper`` of ``a`` is read
-        tri = xp.triu(a) if upper else xp.tril(a)
-        if unitriangular:
-            n = a.shape[-1]
-            tri = tri.copy()
-            tri[..., range(n), range(n)] = 1
-        x = xp.linalg.solve(tri, b)
+        # NOTE: matches torch: only the triangle named by ``upper`` of ``a`` is read, and a zero
+        # on its diagonal gives inf/nan rather than an error
+        x = xp_of(a).linalg_solve_triangular(a, b, upper, unitriangular)
         ctx.upper, ctx.unitriangular = upper, unitriangular
         ctx.save_for_backward(a, x)
         return x
@@ -350,10 +344,12 @@ class SolveTriangular(Function):
         a, x = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad[:2]
         upper, unit = ctx.upper, ctx.unitriangular
-        gb = solve_triangular(a.mT, g, upper=not upper, unitriangular=unit)
+        # X = A^-1 B: dB = A^-H g, dA = -dB X^H restricted to the triangle read (the engine sums
+        # the batch dims of a 2-D A)
+        gb = solve_triangular(a.mH, g, upper=not upper, unitriangular=unit)
         ga = None
         if need_a:
-            ga = -(gb @ x.mT)
+            ga = -(gb @ x.mH)
             ga = ga.triu(1 if unit else 0) if upper else ga.tril(-1 if unit else 0)
         return ga, (gb if need_b else None), None, None
 
@@ -369,7 +365,7 @@ def solve_triangular(
 ) -> Tensor:
     """``X`` with ``A X = B`` (``left=False``: ``X A = B``) for triangular ``A`` (only its
     ``upper`` or lower triangle is read; ``unitriangular``: its diagonal is taken as ones).
-    Batch dimensions broadcast.
+    Batch dimensions broadcast. A zero on the diagonal gives inf/nan, not an error.
 
     Example:
         >>> A = ember.tensor([[2.0, 1.0], [0.0, 4.0]])
@@ -393,11 +389,15 @@ def solve_triangular(
             "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
             f"({A.shape[-2]}x{n} and {k}x{B.shape[-1]})"
         )
+    d = A._data.dtype
+    if d.itemsize == 2:  # NOTE: matches torch: no half precision triangular solve on the CPU
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_tname(d)}'")
     # NOTE: matches torch: the result has A's dtype, whatever B's is
     B = B.to(A.dtype)
-    batch = tuple(broadcast_shapes(A.shape[:-2], B.shape[:-2]))
-    A = A.expand(*batch, *A.shape[-2:])
-    B = B.expand(*batch, *B.shape[-2:])
+    if A.ndim > 2:  # a 2-D A stays one matrix: one BLAS call takes the whole batch of B
+        batch = tuple(broadcast_shapes(A.shape[:-2], B.shape[:-2]))
+        A = A.expand(*batch, *A.shape[-2:])
+        B = B.expand(*batch, *B.shape[-2:])
     result = SolveTriangular.apply(A, B, upper, unitriangular)
     return result if out is None else _out(result, out)
 
@@ -429,16 +429,3 @@ __all__ = [
     "solve_triangular",
     "LinAlgError",
 ]
-
-
-from ember import _unsupported  # noqa: E402
-
-
-def __getattr__(name: str):
-    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
-    # lacks answers with its reason (ember/_unsupported.py).
-    return _unsupported.module_getattr(__name__, name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)  # torch's names only, not the helpers imported above

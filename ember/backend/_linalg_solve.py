@@ -1,7 +1,7 @@
 """LAPACK kernels for ember/ops/linalg_solve.py that NumPy's batched ``numpy.linalg`` gufuncs do
 not cover: LU with LAPACK's pivots (getrf), its solve (getrs), the symmetric-indefinite LDL
-factorization (sytrf/hetrf and sytrs/hetrs), Cholesky with the failing minor (potrf) and the
-matrix exponential.
+factorization (sytrf/hetrf and sytrs/hetrs), Cholesky with the failing minor (potrf), the
+triangular solve (BLAS trsm) and the matrix exponential.
 
 SciPy is imported inside each function (``import ember`` must not import it). LAPACK's
 factorizations are per matrix: SciPy has no batched getrf/sytrf (``scipy.linalg.lu`` is batched
@@ -124,6 +124,38 @@ def linalg_ldl_solve(ld, piv, b, hermitian):
     for i in range(bb.shape[0]):
         out[i] = fn(ld[i], piv[i], bb[i], lower=1)[0]
     return out.reshape(batch + b.shape[-2:])
+
+
+def linalg_solve_triangular(a, b, upper, unitriangular):
+    """``a^-1 b`` for triangular ``a`` (..., n, n) reading only its ``upper`` (or lower) triangle
+    (``unitriangular``: its diagonal taken as ones), ``b`` (..., n, k) of the same dtype and
+    batch. BLAS trsm, n^2 k flops instead of the LU of a general solve; a zero on the diagonal
+    gives inf/nan, as LAPACK's trtrs would not (NOTE: matches torch, which calls trsm too).
+
+    trsm is per matrix: a 2-D ``a`` takes every right-hand side of the batch in one call; else
+    the batch is a loop of one BLAS call each. Fortran-order views without copies: the C-order
+    ``x`` is solved in place as ``x^T = b^T a^-T``, where ``a^T`` is ``a``'s buffer read
+    column-major (its triangle flipped).
+    """
+    from scipy.linalg import get_blas_funcs
+
+    n, k = b.shape[-2:]
+    out_shape = a.shape[:-2] + b.shape[-2:] if a.ndim > b.ndim else b.shape
+    if 0 in out_shape or n == 0:
+        return _np.zeros(out_shape, a.dtype)
+    trsm = get_blas_funcs("trsm", (a,))
+    lower, diag = int(upper), int(unitriangular)
+    if a.ndim == 2:
+        # one call: the batch's right-hand sides side by side, (n, batch * k)
+        x = _np.array(_np.moveaxis(b, -2, 0), order="C").reshape(n, -1)  # a copy: trsm writes it
+        x = trsm(1.0, a.T, x.T, side=1, lower=lower, diag=diag, overwrite_b=1).T
+        return _np.moveaxis(x.reshape((n,) + b.shape[:-2] + (k,)), 0, -2)
+    flat_a = _np.ascontiguousarray(a).reshape((-1, n, n))
+    x = _np.array(b, order="C").reshape((-1, n, k))
+    for i in range(x.shape[0]):
+        # overwrite_b with an F-contiguous view: trsm writes the solution into x[i]
+        trsm(1.0, flat_a[i].T, x[i].T, side=1, lower=lower, diag=diag, overwrite_b=1)
+    return x.reshape(b.shape)
 
 
 def linalg_expm(a):

@@ -25,6 +25,7 @@ from ember.backend._linalg_solve import (  # noqa: F401
     linalg_lu_solve,
     linalg_pivots_to_perm,
     linalg_singular_info,
+    linalg_solve_triangular,
 )
 
 # This module *is* the array namespace of the cpu device: NumPy's names, plus the above.

@@ -518,6 +518,7 @@ from ember.backend._meta_linalg_solve import (  # noqa: E402,F401
     linalg_lu_solve,
     linalg_pivots_to_perm,
     linalg_singular_info,
+    linalg_solve_triangular,
 )
 from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
     geqrf,
