@@ -177,12 +177,16 @@ def linalg_eig(a, compute_v: bool = True):
     if compute_v:
         w, v = _np.linalg.eig(a)
         return w.astype(ct, copy=False), v.astype(ct, copy=False)
-    bad = ~_np.isfinite(a).all((-2, -1))
-    if bad.any():  # NOTE: matches torch: eigvals of a non-finite matrix are NaN, not an error
-        w = _np.linalg.eigvals(_np.where(bad[..., None, None], 0, a)).astype(ct, copy=False)
-        w[bad] = _np.nan
-        return w
-    return _np.linalg.eigvals(a).astype(ct, copy=False)
+    try:
+        return _np.linalg.eigvals(a).astype(ct, copy=False)
+    except _np.linalg.LinAlgError:
+        bad = ~_np.isfinite(a).all((-2, -1))
+        if not bad.any():
+            raise
+    # NOTE: matches torch: eigvals of a non-finite matrix are NaN, not an error
+    w = _np.linalg.eigvals(_np.where(bad[..., None, None], 0, a)).astype(ct, copy=False)
+    w[bad] = _np.nan
+    return w
 
 
 def convergence_failure(kind: str, a):

@@ -55,7 +55,7 @@ def _float_input(A: Tensor, op: str, kernel: str, refuse_int: bool = True) -> No
     """torch's two checks: integers refused by the op's wrapper (RuntimeError), half precision
     by the CPU kernel's dispatch (NotImplementedError)."""
     d = A._data.dtype
-    if d.kind not in "fc" or d.itemsize < 4 or d.name == "bfloat16":
+    if d.kind not in "fc" or d.itemsize < 4:  # bfloat16 and float8 are kind "V"
         if refuse_int and d.kind not in "fcV":
             raise RuntimeError(
                 f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
@@ -73,7 +73,7 @@ def _square(A: Tensor, op: str) -> None:
 
 def _eps(A: Tensor, op: str = "") -> float:
     d = A._data.dtype
-    if d.kind not in "fc" or d.itemsize < 4 or d.name == "bfloat16":
+    if d.kind not in "fc" or d.itemsize < 4:  # bfloat16 and float8 are kind "V"
         raise RuntimeError("This function doesn't handle types other than float and double")
     return _EPS[d.itemsize if d.kind == "f" else d.itemsize // 2]
 
@@ -422,11 +422,13 @@ class LinalgEig(Function):
     @staticmethod
     def forward(ctx, a):
         xp = xp_of(a)
-        if xp.device_type != "meta" and not bool(xp.isfinite(a).all()):
-            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
         try:
             w, v = xp.linalg_eig(a, True)
-        except xp.linalg.LinAlgError:
+        except xp.linalg.LinAlgError:  # NumPy refuses non-finite input as LinAlgError too
+            if not bool(xp.isfinite(a).all()):
+                raise RuntimeError(
+                    "torch.linalg.eig: input tensor should not contain infs or NaNs."
+                ) from None
             raise _convergence_error(xp, "eig", a, "linalg.eig") from None
         ctx.real_input = a.dtype.kind != "c"
         ctx.save_for_backward(w, v)

@@ -69,7 +69,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
                 [0.0000, 0.0000]])
     """
     d = A._data.dtype
-    if A._data.ndim < 2 or d.kind not in "fc" or d.itemsize < 4 or d.name == "bfloat16":
+    if A._data.ndim < 2 or d.kind not in "fc" or d.itemsize < 4:  # bfloat16 and float8 are kind "V"
         raise RuntimeError(
             f"linalg.pinv({_tname(d)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
             "dimensions of float, double, cfloat or cdouble types"
