@@ -520,3 +520,38 @@ def test_meta_stft_istft_freq():
     assert r.device.type == "meta" and r.shape == (2, 100) and r.dtype == ember.float32
     assert ember.fft.fftfreq(5, device="meta").shape == (5,)
     assert ember.fft.rfftfreq(5, device="meta").shape == (3,)
+
+
+def _doc_params(doc_line: str) -> list[str]:
+    """Parameter names of a torch docstring's signature line (``name(a, b=1, *, c=None)``)."""
+    inner = doc_line[doc_line.index("(") + 1 : doc_line.rindex(")")]
+    names, depth, cur = [], 0, ""
+    for ch in inner + ",":
+        depth += ch in "([" and 1 or (ch in ")]" and -1 or 0)
+        if ch == "," and depth == 0:
+            names.append(cur.strip().split("=")[0].strip())
+            cur = ""
+        else:
+            cur += ch
+    return [n for n in names if n and n != "*"]
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(ember.fft.__all__) + WINDOWS + ["stft", "istft"])
+def test_signatures_match_torch(name):
+    import inspect
+
+    mod_e, mod_t = (ember.fft, torch.fft) if name in ember.fft.__all__ else (ember, torch)
+    params = [
+        p.name
+        for p in inspect.signature(getattr(mod_e, name)).parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
+    if name == "stft":
+        expected = list(inspect.signature(torch.stft).parameters)
+    else:
+        lines = [ln for ln in getattr(mod_t, name).__doc__.splitlines() if ln.strip()]
+        expected = _doc_params(lines[0])
+    # torch documents some factories without every keyword they accept (periodic, alpha, beta,
+    # pin_memory): each documented name must be ember's, in torch's order
+    assert [p for p in params if p in expected] == expected

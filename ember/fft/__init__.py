@@ -497,6 +497,7 @@ def fftfreq(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The sample frequencies of an ``fft`` of ``n`` points spaced ``d`` apart:
@@ -521,6 +522,7 @@ def rfftfreq(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The sample frequencies of an ``rfft`` of ``n`` points: ``[0, 1, ..., n // 2] / (d * n)``.
@@ -576,6 +578,7 @@ def ifftshift(input: Tensor, dim=None) -> Tensor:
         tensor([ 0.0000,  0.2000,  0.4000, -0.4000, -0.2000])
     """
     return _shift(input, dim, True, "ifftshift")
+
 
 from ember import _unsupported  # noqa: E402
 

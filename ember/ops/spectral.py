@@ -283,6 +283,7 @@ def hann_window(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The Hann window ``0.5 - 0.5 cos(2 pi k / (N - 1))``; ``periodic`` (the default, for
@@ -312,6 +313,7 @@ def hamming_window(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The Hamming window ``alpha - beta cos(2 pi k / (N - 1))``.
@@ -345,6 +347,7 @@ def blackman_window(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The Blackman window ``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``.
@@ -378,6 +381,7 @@ def bartlett_window(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The triangular Bartlett window ``1 - |2k / (N - 1) - 1|``.
@@ -399,6 +403,7 @@ def kaiser_window(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The Kaiser window ``I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta)``, ``a = (N - 1) / 2``.
