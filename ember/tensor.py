@@ -22,6 +22,13 @@ _new = object.__new__
 _state = _gm.state
 
 
+def _no_imag(v: complex, ctype: str) -> bool:
+    """True for a complex scalar with no imaginary part; torch's error otherwise."""
+    if v.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    return True
+
+
 class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd.
 
@@ -343,10 +350,12 @@ class Tensor:
         return bool(self._scalar("__bool__"))
 
     def __float__(self) -> float:
-        return float(self._scalar("__float__"))
+        v = self._scalar("__float__")
+        return float(v.real if v.__class__ is complex and _no_imag(v, "double") else v)
 
     def __int__(self) -> int:
-        return int(self._scalar("__int__"))
+        v = self._scalar("__int__")
+        return int(v.real if v.__class__ is complex and _no_imag(v, "int64_t") else v)
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub":

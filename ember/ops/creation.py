@@ -276,6 +276,16 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _real_bound(v):
+    """A complex bound of ``arange`` as a real number (torch's error if it has an imaginary
+    part)."""
+    if v.__class__ is not complex:
+        return v
+    if v.imag != 0:
+        raise RuntimeError("value cannot be converted to type double without overflow")
+    return v.real
+
+
 def arange(
     start=0,
     end=None,
@@ -289,6 +299,8 @@ def arange(
 ) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float."""
     start, end, step = _num(start), _num(end), _num(step)
+    if complex in (start.__class__, end.__class__, step.__class__):
+        start, end, step = (_real_bound(v) for v in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -303,6 +315,9 @@ def arange(
         npd = _dtype.get_default_dtype()._np if is_float else _cpu.dtype("int64")
     else:
         npd = _np_dtype(dtype)
+        if npd.kind == "c":
+            name = _dtype.SCALAR_NAMES[_dtype.from_np(npd).name]
+            raise NotImplementedError(f"\"arange_cpu\" not implemented for '{name}'")
     n = max(0, math.ceil((end - start) / step))
     xp = _xp(device)
     if xp.device_type == "meta":
@@ -328,6 +343,22 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     return _finish(data, requires_grad)
 
 
+def _linspace_complex_dtype(dtype):
+    """linspace's dtype for complex bounds: the default complex dtype, or ``dtype`` if complex."""
+    inferred = _dtype.get_default_dtype().to_complex()
+    if dtype is None:
+        return inferred._np
+    if not _dtype.to_np(dtype).kind == "c":
+        raise RuntimeError(
+            f"torch.linspace(): inferred dtype {_CPP_NAMES[inferred.name]} can't be safely cast "
+            f"to passed dtype {_dtype.SCALAR_NAMES[dtype.name]}"
+        )
+    return _dtype.to_np(dtype)
+
+
+_CPP_NAMES = {"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
 def linspace(
     start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -335,7 +366,10 @@ def linspace(
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    npd = _np_dtype(dtype)
+    if isinstance(start, complex) or isinstance(end, complex):
+        npd = _linspace_complex_dtype(dtype)
+    else:
+        npd = _np_dtype(dtype)
     xp = _xp(device)
     if xp.device_type == "meta":
         return _finish(xp.empty((steps,), dtype=npd), requires_grad)
@@ -362,8 +396,11 @@ def logspace(
     requires_grad=False,
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
-    lin = linspace(start, end, steps, dtype=_dtype.float64)
     npd = _np_dtype(dtype)
+    cplx = npd.kind == "c" or isinstance(_num(start), complex) or isinstance(_num(end), complex)
+    if cplx and dtype is None:
+        npd = _linspace_complex_dtype(None)
+    lin = linspace(start, end, steps, dtype=_dtype.complex128 if cplx else _dtype.float64)
     xp = _xp(device)
     return _finish(xp.asarray((base**lin._data).astype(npd)), requires_grad)
 

@@ -693,6 +693,15 @@ def nan_to_num(
     """
     d = _check(input, "nan_to_num")._data.dtype
     if d.kind not in "fV":
+        if d.kind == "c":  # real and imaginary parts each replaced (as NumPy's)
+            from ember.autograd.grad_mode import is_grad_enabled
+
+            if input.requires_grad and is_grad_enabled():
+                raise RuntimeError(
+                    "nan_to_num does not support automatic differentiation for outputs with "
+                    "complex dtype."
+                )
+            return _out(unary(NanToNum, input, nan, posinf, neginf), out)
         return _out(_copy(input), out)
     if d.char in "eE":  # computed in float32: the defaults are the input dtype's limits
         info = _dtype.finfo(_dtype.from_np(d))
@@ -761,6 +770,16 @@ for _name, _fn in _UNARY_METHODS.items():
     setattr(Tensor, _name + "_", inplace(_fn))
 Tensor.positive = positive
 Tensor.__abs__ = abs
+_abs_inplace = Tensor.abs_
+
+
+def _abs_(self: Tensor) -> Tensor:
+    if self._data.dtype.kind == "c":  # the real result cannot be written into complex memory
+        _complex_unsupported("abs_", self._data.dtype)
+    return _abs_inplace(self)
+
+
+Tensor.abs_ = Tensor.absolute_ = _abs_
 
 # torch-level in-place functions (``torch.relu_(x)``...) for the ops PyTorch exposes them for
 _TORCH_INPLACE = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
+from ember.ops._elementwise import _complex_unsupported
 from ember.ops.gather_scatter import _maybe_out
 from ember.ops.indexing import _INT64
 from ember.ops.masked import _data_dependent
@@ -67,6 +68,8 @@ def unique(
     if dim is not None:
         raise NotImplementedError("ember: unique(dim=...) is not supported yet; use dim=None")
     _data_dependent("unique", input._data)
+    if input._data.dtype.kind == "c":
+        _complex_unsupported("unique", input._data.dtype)
     # NOTE: matches torch on CPU: the values come back sorted even with sorted=False
     vals, inv, counts = _Unique.apply(input)
     if return_inverse and return_counts:
@@ -86,6 +89,8 @@ def unique_consecutive(
         raise NotImplementedError("ember: unique_consecutive(dim=...) is not supported yet")
     a = input._data
     _data_dependent("unique_consecutive", a)
+    if a.dtype.kind == "c":
+        _complex_unsupported("unique", a.dtype)
     xp = xp_of(a)
     flat = a.reshape(-1)
     start = xp.ones(flat.shape, dtype=bool)

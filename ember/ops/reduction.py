@@ -552,7 +552,8 @@ class LogSumExp(Function):
             r = xp.sum(a2, axis=axes, keepdims=keepdim) - acc.type(math.inf)  # log(0)
         else:
             # shift by the max so exp cannot overflow; an infinite max shifts by 0 instead
-            m = xp.max(a2, axis=axes, keepdims=True)
+            # (complex: by the largest real part, as torch)
+            m = xp.max(a2.real if a2.dtype.kind == "c" else a2, axis=axes, keepdims=True)
             m = xp.where(xp.isfinite(m), m, 0).astype(acc, copy=False)
             r = xp.log(xp.sum(xp.exp(a2 - m), axis=axes, keepdims=True)) + m
             if not keepdim:
@@ -569,7 +570,7 @@ class LogSumExp(Function):
         shape = x._data.shape
         out = _keep(out, shape, ctx.axes, ctx.keepdim)
         # d lse / dx = exp(x - lse), the softmax
-        return _keep(g, shape, ctx.axes, ctx.keepdim) * (x - out).exp(), None, None
+        return _keep(g, shape, ctx.axes, ctx.keepdim) * cj((x - out).exp()), None, None
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
@@ -581,7 +582,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         >>> ember.logsumexp(ember.tensor([0.0, 0.0]), 0)
         tensor(0.6931)
     """
-    if input._data.dtype.kind not in "fV":
+    if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return _out(unary(LogSumExp, input, _axes(input, dim), keepdim), out)
 

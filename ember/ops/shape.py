@@ -337,8 +337,15 @@ def t(input: Tensor) -> Tensor:
 
 
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (ember is real: ``mT``)."""
-    return _mT(input, "tensor.adjoint()")
+    """The conjugate transpose of the last two dims (``mT`` of a real tensor).
+
+    Example:
+        >>> ember.tensor([[1 + 2j, 3j]]).adjoint()
+        tensor([[1.-2.j],
+                [0.-3.j]])
+    """
+    # NOTE: deliberate difference from torch: complex conj is materialized, not a lazy view
+    return _conj_c(_mT(input, "tensor.adjoint()"))
 
 
 def _T_prop(self: Tensor) -> Tensor:
@@ -370,6 +377,10 @@ def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
     return transpose(self, -2, -1)
 
 
+def _conj_c(r: Tensor) -> Tensor:
+    return r.conj() if r._data.dtype.kind == "c" else r
+
+
 def _H_prop(self: Tensor) -> Tensor:
     n = self._data.ndim
     if n == 0:
@@ -378,13 +389,13 @@ def _H_prop(self: Tensor) -> Tensor:
             UserWarning,
             stacklevel=2,
         )
-        return permute(self, ())
+        return _conj_c(permute(self, ()))
     if n != 2:
         hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}"
         )
-    return transpose(self, 0, 1)
+    return _conj_c(transpose(self, 0, 1))
 
 
 def movedim(input: Tensor, source, destination) -> Tensor:
@@ -460,6 +471,6 @@ Tensor.movedim = Tensor.moveaxis = movedim
 Tensor.T = property(_T_prop)
 Tensor.mT = property(_mT)
 Tensor.H = property(_H_prop)
-Tensor.mH = property(lambda self: _mT(self, "tensor.mH"))
+Tensor.mH = property(lambda self: _conj_c(_mT(self, "tensor.mH")))
 Tensor.view_as = lambda self, other: view(self, other.shape)
 Tensor.reshape_as = lambda self, other: reshape(self, other.shape)

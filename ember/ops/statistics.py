@@ -436,6 +436,10 @@ def corrcoef(input: Tensor) -> Tensor:
     sd = c.diagonal().sqrt()
     c = c / sd.unsqueeze(1)
     c = c / sd.unsqueeze(0)
+    if c._data.dtype.kind == "c":  # NOTE: matches torch: each part clipped (clamp refuses complex)
+        from ember.ops.complex import complex as _complex
+
+        return _complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 

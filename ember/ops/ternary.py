@@ -68,7 +68,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
             stacklevel=2,
         )
     for v, name in ((input, "input"), (other, "other")):
-        if not isinstance(v, (Tensor, int, float, backend.generic)):
+        if not isinstance(v, (Tensor, int, float, complex, backend.generic)):
             raise TypeError(
                 f"where(): argument '{name}' must be Tensor or a number, not {type(v).__name__}"
             )
@@ -90,7 +90,7 @@ class Lerp(Function):
         if backend.is_array(weight):
             w = _opmath(weight)
             y = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
-        elif -0.5 < weight < 0.5:
+        elif abs(weight) < 0.5:  # (a complex weight too)
             y = s + weight * diff
         else:
             y = e - diff * (1 - weight)
@@ -101,9 +101,9 @@ class Lerp(Function):
         start, end, w = ctx.saved_tensors
         need_s, need_e, need_w = ctx.needs_input_grad
         return (
-            (g * (1 - w) if need_s else None),
-            (g * w if need_e else None),
-            (g * (end - start) if need_w else None),
+            (g * cj(1 - w) if need_s else None),
+            (g * cj(w) if need_e else None),
+            (g * cj(end - start) if need_w else None),
         )
 
 
@@ -122,7 +122,10 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     _check(end, "lerp", "end", 2)
     d = input._data.dtype
     if d.kind not in "fV":
-        _unsupported("lerp", d)
+        if d.kind != "c":
+            _unsupported("lerp", d)
+        if not isinstance(weight, Tensor):
+            weight = complex(weight)
     for t, name in ((end, "end"), (weight, "weight")):
         if isinstance(t, Tensor) and t._data.dtype != d:
             raise RuntimeError(
@@ -130,7 +133,22 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
             )
     if isinstance(weight, Tensor):
         return _out(LerpT.apply(input, end, weight), out)
-    return _out(Lerp.apply(input, end, float(weight)), out)
+    if d.kind != "c":
+        weight = _real_scalar(weight, d)
+    return _out(Lerp.apply(input, end, weight), out)
+
+
+def _real_scalar(v, d) -> float:
+    """``float(v)``, with torch's error for a complex number with an imaginary part."""
+    if isinstance(v, complex) or (isinstance(v, backend.generic) and v.dtype.kind == "c"):
+        if v.imag != 0:
+            ctype = _CTYPES.get(d.name, "c10::" + _TORCH_NAME[_dtype.from_np(d).name])
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        v = v.real
+    return float(v)
+
+
+_CTYPES = {"float32": "float", "float64": "double"}
 
 
 class Addcmul(Function):
@@ -274,10 +292,13 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
             )
         return MaskedFillT.apply(input, mask, value)
     if not isinstance(value, (int, float, backend.generic)):
-        raise TypeError(
-            f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
-            f"not {type(value).__name__}"
-        )
+        if not isinstance(value, complex):
+            raise TypeError(
+                f"masked_fill(): argument 'value' must be a number or a 0-d Tensor, "
+                f"not {type(value).__name__}"
+            )
+        if input._data.dtype.kind != "c":
+            value = _real_scalar(value, input._data.dtype)
     if isinstance(value, backend.generic):
         value = value.item()
     return MaskedFill.apply(input, mask, value)

@@ -52,13 +52,13 @@ def _not_impl(kernel: str, npd):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_NAME[npd.name]}'")
 
 
-def _check_float(npd, kernel: str) -> None:
-    if npd.kind not in "fV":
+def _check_float(npd, kernel: str, complex_ok: bool = False) -> None:
+    if npd.kind not in "fV" and not (complex_ok and npd.kind == "c"):
         raise _not_impl(kernel, npd)
 
 
 def _check_grad(npd, requires_grad: bool) -> None:
-    if requires_grad and npd.kind not in "fV":
+    if requires_grad and npd.kind not in "fcV":
         raise RuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients "
             f"(got {_dtype.from_np(npd)})"
@@ -93,8 +93,18 @@ def _int(x, name: str, fn: str) -> int:
 
 
 # ---- samplers on raw arrays (all draws go through these) ---------------------------------------
+def _complex_draw(draw, rng, shape, npd):
+    """A complex sample: ``draw`` for the real and the imaginary part of each element (in
+    the real dtype of ``npd``), interleaved as torch's complex kernels draw them."""
+    parts = draw(rng, tuple(shape) + (2,), _cpu.dtype(npd.char.lower()))  # F -> f, D -> d
+    return parts.view(npd).reshape(shape)
+
+
 def _uniform01(rng, shape, npd):
-    """Uniform [0, 1) in the accumulate type of ``npd`` (float32 for float16)."""
+    """Uniform [0, 1) in the accumulate type of ``npd`` (float32 for float16); complex: each
+    part uniform."""
+    if npd.kind == "c":
+        return _complex_draw(_uniform01, rng, shape, npd)
     if npd == _F64:
         return rng.random(shape)
     if npd == _F16:
@@ -105,6 +115,11 @@ def _uniform01(rng, shape, npd):
 
 
 def _std_normal(rng, shape, npd):
+    """Standard normal; complex: ``E|z|^2 = 1``, each part of variance 1/2 (as torch)."""
+    if npd.kind == "c":
+        z = _complex_draw(_std_normal, rng, shape, npd)
+        z *= 0.5**0.5
+        return z
     return rng.standard_normal(shape, dtype=_F64 if npd == _F64 else _F32)
 
 

@@ -68,7 +68,7 @@ def rand(
     """
     shape = _size_arg(size, kwargs, "rand")
     npd = _out_dtype(dtype, out)
-    _check_float(npd, "check_uniform_bounds")
+    _check_float(npd, "check_uniform_bounds", complex_ok=True)
     return _creation(shape, npd, device, requires_grad, _uniform01, out, generator)
 
 
@@ -91,7 +91,7 @@ def randn(
     """
     shape = _size_arg(size, kwargs, "randn")
     npd = _out_dtype(dtype, out)
-    _check_float(npd, "normal_kernel_cpu")
+    _check_float(npd, "normal_kernel_cpu", complex_ok=True)
     return _creation(shape, npd, device, requires_grad, _std_normal, out, generator)
 
 
@@ -107,7 +107,7 @@ def rand_like(
 ) -> Tensor:
     """``rand`` with the shape (and by default dtype and device) of ``input``."""
     npd = input._data.dtype if dtype is None else _np_dtype(dtype)
-    _check_float(npd, "check_uniform_bounds")
+    _check_float(npd, "check_uniform_bounds", complex_ok=True)
     return _creation(
         tuple(input._data.shape),
         npd,
@@ -130,7 +130,7 @@ def randn_like(
 ) -> Tensor:
     """``randn`` with the shape (and by default dtype and device) of ``input``."""
     npd = input._data.dtype if dtype is None else _np_dtype(dtype)
-    _check_float(npd, "normal_kernel_cpu")
+    _check_float(npd, "normal_kernel_cpu", complex_ok=True)
     return _creation(
         tuple(input._data.shape),
         npd,

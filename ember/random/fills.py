@@ -6,6 +6,7 @@ from __future__ import annotations
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import check_inference_write
+from ember.ops.complex import view_as_real as _view_as_real
 from ember.ops.pointwise import inplace
 from ember.random._helpers import (
     _CPP_NAME,
@@ -101,6 +102,9 @@ def _uniform_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     a, b = _from_to(args, kwargs, ("from", "to"), (0.0, 1.0), "uniform_")
     a, b = _num(a, "from", "uniform_"), _num(b, "to", "uniform_")
     npd = self._data.dtype
+    if npd.kind == "c":  # NOTE: matches torch: each part uniform on [from, to)
+        _uniform_fill(_view_as_real(self), a, b, generator=generator)
+        return self
     _check_float(npd, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(
@@ -134,6 +138,9 @@ def _normal_fill(self: Tensor, mean=0.0, std=1.0, *, generator=None) -> Tensor:
     m, s = _num(mean, "mean", "normal_"), _num(std, "std", "normal_")
     if not s >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(s)}")
+    if self._data.dtype.kind == "c":  # NOTE: matches torch: each part N(mean, std^2 / 2)
+        _normal_fill(_view_as_real(self), m, s * 0.5**0.5, generator=generator)
+        return self
     _check_float(self._data.dtype, "normal_kernel_cpu")
 
     def sample(rng, shape, d):
