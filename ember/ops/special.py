@@ -416,20 +416,20 @@ chebyshev_polynomial_u = _polynomial(
     "chebyshev_polynomial_u", "Chebyshev polynomial of the second kind U_n", "tensor([-1.])"
 )
 chebyshev_polynomial_v = _polynomial(
-    "chebyshev_polynomial_v", "Chebyshev polynomial of the third kind V_n", "tensor([-2.])"
+    "chebyshev_polynomial_v", "Chebyshev polynomial of the third kind V_n", "tensor([-1.])"
 )
 chebyshev_polynomial_w = _polynomial(
-    "chebyshev_polynomial_w", "Chebyshev polynomial of the fourth kind W_n", "tensor([0.])"
+    "chebyshev_polynomial_w", "Chebyshev polynomial of the fourth kind W_n", "tensor([-1.])"
 )
 shifted_chebyshev_polynomial_t = _polynomial(
     "shifted_chebyshev_polynomial_t",
     "Shifted Chebyshev polynomial T*_n(x) = T_n(2x - 1)",
-    "tensor([0.])",
+    "tensor([-0.])",
 )
 shifted_chebyshev_polynomial_u = _polynomial(
     "shifted_chebyshev_polynomial_u",
     "Shifted Chebyshev polynomial U*_n(x) = U_n(2x - 1)",
-    "tensor([0.])",
+    "tensor([-0.])",
 )
 shifted_chebyshev_polynomial_v = _polynomial(
     "shifted_chebyshev_polynomial_v",
@@ -448,7 +448,7 @@ hermite_polynomial_he = _polynomial(
     "hermite_polynomial_he", "Probabilists' Hermite polynomial He_n", "tensor([-1.3750])"
 )
 laguerre_polynomial_l = _polynomial(
-    "laguerre_polynomial_l", "Laguerre polynomial L_n", "tensor([0.2292])"
+    "laguerre_polynomial_l", "Laguerre polynomial L_n", "tensor([-0.1458])"
 )
 legendre_polynomial_p = _polynomial(
     "legendre_polynomial_p", "Legendre polynomial P_n", "tensor([-0.4375])"
