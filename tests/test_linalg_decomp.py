@@ -573,6 +573,8 @@ COMPLEX = [
     ("cond", lambda L, A: L.linalg.cond(A), _c(2, 4, 3)),
     ("cond_m2", lambda L, A: L.linalg.cond(A, -2), _c(3, 4)),
     ("eig", lambda L, A: (lambda w, V: (w.abs(), V.abs()))(*L.linalg.eig(A)), _c(2, 3, 3)),
+    ("lstsq", lambda L, A: L.linalg.lstsq(A, A[..., :2] * 2 + 1).solution, _c(5, 3)),
+    ("householder", lambda L, A: L.linalg.householder_product(A, A[..., 0, :2]), _c(4, 3)),
 ]
 
 
