@@ -635,3 +635,16 @@ def test_complex_rank_cond_and_phase_errors():
         pairs = ((ember, x), (torch, y))
         msgs = [_errs(lambda L, z=z, f=f: f(L, z).backward(), L) for L, z in pairs]
         assert msgs[1][0] == "RuntimeError" and msgs[0] == msgs[1], name
+
+
+@needs_torch
+@pytest.mark.parametrize("ord", ["nuc", 2, -2])
+def test_matrix_norm_through_svdvals_twice_differentiable(ord):
+    # linalg.matrix_norm's singular-value norms go through svdvals: second order vs torch
+    a = _arr(2, 4, 3)
+    e, t = _pair(a, requires_grad=True)
+    (ge,) = ember.autograd.grad(ember.linalg.matrix_norm(e, ord).sum(), e, create_graph=True)
+    (gt,) = torch.autograd.grad(torch.linalg.matrix_norm(t, ord).sum(), t, create_graph=True)
+    (gge,) = ember.autograd.grad((ge**2).sum(), e)
+    (ggt,) = torch.autograd.grad((gt**2).sum(), t)
+    np.testing.assert_allclose(_np(gge), _np(ggt), rtol=1e-8, atol=1e-10)
