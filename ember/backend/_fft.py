@@ -41,8 +41,12 @@ def fft_c2c(a, axes: tuple, scale: int, forward: bool):
     inverse."""
     import scipy.fft as sf
 
+    norm = _norm(scale, forward)
+    if len(axes) == 1:  # the one-axis entry points cost a fifth of the n-d ones per call
+        f = sf.fft if forward else sf.ifft
+        return f(a, axis=axes[0], norm=norm, workers=_WORKERS)
     f = sf.fftn if forward else sf.ifftn
-    return f(a, axes=axes, norm=_norm(scale, forward), workers=_WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_WORKERS)
 
 
 def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
@@ -50,8 +54,12 @@ def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
     last axis (the rest is their conjugate mirror)."""
     import scipy.fft as sf
 
+    norm = _norm(scale, True)
+    if len(axes) == 1:
+        f = sf.rfft if onesided else sf.fft
+        return f(a, axis=axes[0], norm=norm, workers=_WORKERS)
     f = sf.rfftn if onesided else sf.fftn
-    return f(a, axes=axes, norm=_norm(scale, True), workers=_WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_WORKERS)
 
 
 def fft_c2r(a, axes: tuple, scale: int, last_size: int):
@@ -59,5 +67,8 @@ def fft_c2r(a, axes: tuple, scale: int, last_size: int):
     has ``last_size // 2 + 1`` entries): real, ``last_size`` long on the last axis."""
     import scipy.fft as sf
 
+    norm = _norm(scale, False)
+    if len(axes) == 1:
+        return sf.irfft(a, n=last_size, axis=axes[0], norm=norm, workers=_WORKERS)
     s = [a.shape[ax] for ax in axes[:-1]] + [last_size]
-    return sf.irfftn(a, s=s, axes=axes, norm=_norm(scale, False), workers=_WORKERS)
+    return sf.irfftn(a, s=s, axes=axes, norm=norm, workers=_WORKERS)

@@ -111,12 +111,12 @@ def _promote(x: Tensor, require_complex: bool = False) -> Tensor:
     """torch's ``promote_tensor_fft``: integers become the default float dtype; complex output
     transforms of real input (c2r) take it as complex; half precision is refused on CPU."""
     d = x._data.dtype
-    if d.kind in "biu":
+    kind = d.kind
+    if (kind == "f" and d.itemsize >= 4) or kind == "c":  # float32/64, complex64/128
+        pass
+    elif kind in "biu":
         x = x.to(_dtype.get_default_dtype())
-    elif d.kind == "f" and (d.itemsize < 4 or d.name == "bfloat16"):
-        name = _dtype.SCALAR_NAMES[_dtype.from_np(d).name]
-        raise RuntimeError(f"Unsupported dtype {name}")
-    elif d.kind not in "fc":
+    else:  # float16, bfloat16 (kind "V" in ml_dtypes), float8
         raise RuntimeError(f"Unsupported dtype {_dtype.SCALAR_NAMES[_dtype.from_np(d).name]}")
     if require_complex and x._data.dtype.kind != "c":
         x = x.to(_dtype.from_np(x._data.dtype).to_complex())

@@ -150,7 +150,8 @@ class Resize(Function):
 
 def resize(x: Tensor, dims: tuple, sizes) -> Tensor:
     """``x`` zero-padded or trimmed to ``sizes`` along ``dims`` (itself when nothing changes)."""
-    if all(x.shape[d] == s for d, s in zip(dims, sizes)):
+    shape = x._data.shape
+    if all(shape[d] == s for d, s in zip(dims, sizes)):
         return x
     return Resize.apply(x, tuple(dims), tuple(sizes))
 
