@@ -61,7 +61,7 @@ class LinalgVectorNorm(Function):
         acc = _acc_dtype(a.dtype)
         x = xp.abs(a.astype(acc, copy=False))
         if ord == 0:
-            r = xp.sum(x != 0, axis=axes, keepdims=keepdim, dtype=acc)
+            r = xp.sum(x != 0, axis=axes, keepdims=keepdim, dtype=x.dtype)  # (|a|: real)
         elif ord == _INF:
             r = xp.max(x, axis=axes, keepdims=keepdim)
         elif ord == -_INF:
@@ -176,11 +176,11 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         if ord == "fro":
             return vector_norm(A, 2, dims, keepdim, dtype=dtype)
-        _check_float(A, "linalg.matrix_norm", low_precision=False)
+        _check_float(A, "linalg.matrix_norm", low_precision=False, kinds="fcV")
         return _svd_norm(_apply_dtype(A, dtype, "linalg.matrix_norm"), dims, keepdim, "nuc")
     if abs(ord) not in (1, 2, _INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    _check_float(A, "linalg.matrix_norm", low_precision=abs(ord) != 2)
+    _check_float(A, "linalg.matrix_norm", low_precision=abs(ord) != 2, kinds="fcV")
     if abs(ord) == 2:
         return _svd_norm(_apply_dtype(A, dtype, "linalg.matrix_norm"), dims, keepdim, ord)
     d0, d1 = dims

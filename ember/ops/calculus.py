@@ -254,7 +254,13 @@ class Logcumsumexp(Function):
     def forward(ctx, a, axis):
         ctx.axis = axis
         xp = xp_of(a)
-        out = a.copy() if a.ndim == 0 else xp.logaddexp.accumulate(a, axis=axis)
+        if a.ndim == 0:
+            out = a.copy()
+        elif a.dtype.kind == "c":
+            meta = xp.device_type == "meta"
+            out = a.astype(a.dtype) if meta else _complex_logcumsumexp(xp, a, axis)
+        else:
+            out = xp.logaddexp.accumulate(a, axis=axis)
         ctx.save_for_backward(a, out)
         return out
 
@@ -264,6 +270,11 @@ class Logcumsumexp(Function):
         if x.dim() == 0:
             return g, None
         axis = ctx.axis
+        if x._data.dtype.kind == "c":
+            # d out_k / d x_i = exp(x_i - out_k) for k >= i (holomorphic: conjugated); the
+            # sum over k is a reversed cumsum
+            w = flip(flip(g * exp(-out).conj(), axis).cumsum(axis), axis)
+            return w * exp(x).conj(), None
         # d out_k / d x_i = exp(x_i - out_k) for k >= i: the sum over k is a reversed
         # log-cumsum-exp of log|g_k| - out_k, for the positive and negative g_k apart
         pos, neg = g > 0, g < 0
@@ -276,6 +287,31 @@ class Logcumsumexp(Function):
         return exp(x + rev(lp)) - exp(x + rev(ln)), None
 
 
+def _complex_log_add_exp(xp, x, y):
+    """``log(exp(x) + exp(y))`` for complex arrays as torch computes it: the operand with the
+    larger real part factored out, two equal infinite real parts handled apart."""
+    swap = x.real > y.real
+    lo, hi = xp.where(swap, y, x), xp.where(swap, x, y)
+    with xp.errstate(all="ignore"):  # inf - inf is replaced below
+        r = xp.log1p(xp.exp(lo - hi)) + hi
+        tie = xp.isinf(lo.real) & (lo.real == hi.real)
+        if tie.any():
+            r = xp.where(tie & (lo.real < 0), lo, r)
+            r = xp.where(tie & (lo.real > 0), xp.log(xp.exp(lo) + xp.exp(hi)), r)
+    return r
+
+
+def _complex_logcumsumexp(xp, a, axis):
+    """The running complex log-add-exp along ``axis`` (a loop over that axis only; NumPy has
+    no complex ``logaddexp`` ufunc to accumulate)."""
+    src = xp.moveaxis(a, axis, 0)
+    out = xp.empty_like(src)
+    acc = out[0] = src[0]
+    for k in range(1, src.shape[0]):
+        acc = out[k] = _complex_log_add_exp(xp, acc, src[k])
+    return xp.moveaxis(out, 0, axis)
+
+
 def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
     """``log(cumsum(exp(input), dim))``, computed without overflow.
 
@@ -283,7 +319,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
         >>> ember.logcumsumexp(ember.tensor([0.0, 0.0]), 0)
         tensor([0.0000, 0.6931])
     """
-    if not input.is_floating_point():
+    if not input.is_floating_point() and input._data.dtype.kind != "c":
         raise NotImplementedError(
             f'"logcumsumexp_out_cpu" not implemented for '
             f"'{_dtype.SCALAR_NAMES[input.dtype.__repr__().split('.')[-1]]}'"

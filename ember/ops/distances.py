@@ -194,7 +194,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
         tensor(5.)
     """
     for t in (input, other):
-        if not t.is_floating_point():
+        if not t.is_floating_point() and t._data.dtype.kind != "c":
             raise RuntimeError(
                 "norm(): input dtype should be either floating point or complex. Got "
                 f"{_name(t._data.dtype)} instead."

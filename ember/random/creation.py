@@ -144,6 +144,10 @@ def randn_like(
 def _int_range(npd, lo: int, hi: int | None):
     """PyTorch's checks and bounds of ``random_(lo, hi)`` in dtype ``npd``: the inclusive range
     [from, to_inc] of the values drawn (``hi=None``: up to the dtype's limit)."""
+    if npd.kind == "c":
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
     if hi is not None:
         if lo >= hi:
             raise RuntimeError(
@@ -354,7 +358,7 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     npd = _out_dtype(dtype, out, _dtype.int64)
-    if npd.kind == "b":
+    if npd.kind in "bc":
         raise _not_impl("randperm", npd)
     if npd.kind in "fV":
         d = _DIGITS[npd.name]
