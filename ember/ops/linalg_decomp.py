@@ -105,35 +105,9 @@ def _conj(t: Tensor) -> Tensor:
     return t.conj() if _complex(t) else t
 
 
-def _mH(t: Tensor) -> Tensor:
-    """The conjugate transpose (``Tensor.mH`` does not conjugate complex tensors yet)."""
-    return t.mT.conj() if _complex(t) else t.mT
-
-
 def _eye_like(t: Tensor, n: int) -> Tensor:
     xp = xp_of(t._data)
     return _wrap(xp.eye(n, dtype=t._data.dtype))
-
-
-class _Solve(Function):
-    """``A^-1 B`` for the backwards here (eig's; qr's for complex input), differentiable with
-    conjugate transposes: linalg.solve's backward reaches for ``Tensor.mH``, which does not
-    conjugate yet, and linalg.solve_triangular takes no complex input yet."""
-
-    _array_forward = True
-    _node_name = "LinalgSolveExBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        x = xp_of(a).linalg.solve(a, b)
-        ctx.save_for_backward(a, x)
-        return x
-
-    @staticmethod
-    def backward(ctx, g):
-        A, X = ctx.saved_tensors
-        gB = _Solve.apply(_mH(A), g)  # X = A^-1 B: gB = A^-H g, gA = -gB X^H
-        return -(gB @ _mH(X)) if ctx.needs_input_grad[0] else None, gB
 
 
 # ---- svd ----------------------------------------------------------------------------------------
@@ -175,11 +149,11 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
         return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
     UhgU = VhgV = None
     if gU is not None:
-        UhgU = _mH(U) @ gU
-        UhgU = UhgU - _mH(UhgU)
+        UhgU = U.mH @ gU
+        UhgU = UhgU - UhgU.mH
     if gVh is not None:
-        VhgV = Vh @ _mH(gVh)
-        VhgV = VhgV - _mH(VhgV)
+        VhgV = Vh @ gVh.mH
+        VhgV = VhgV - VhgV.mH
     if _complex(U):
         _gauge_check(
             UhgU,
@@ -204,12 +178,12 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     if m > n and gU is not None:
         gA = U @ gA
         gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - U @ (_mH(U) @ gUSinv)
+        gA = gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n and gVh is not None:
         gA = gA @ Vh
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA + SinvgVh - (SinvgVh @ _mH(Vh)) @ Vh
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
 
@@ -306,7 +280,7 @@ def _svd_old(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=N
         z = lambda k: _wrap(xp.zeros((*batch, k, k), input._data.dtype))  # noqa: E731
         return _out_tuple(rt(z(m), s, z(n)), out)
     U, S, Vh = LinalgSvd.apply(input, not some)
-    return _out_tuple(rt(U, S, _mH(Vh)), out)
+    return _out_tuple(rt(U, S, Vh.mH), out)
 
 
 # ---- eigh ---------------------------------------------------------------------------------------
@@ -345,8 +319,8 @@ def _eigh_backward(gL, gV, L, V):
     if gV is None:
         if gL is None:
             return None
-        return (V * gL.unsqueeze(-2).to(V.dtype)) @ _mH(V)
-    VhgV = _mH(V) @ gV
+        return (V * gL.unsqueeze(-2).to(V.dtype)) @ V.mH
+    VhgV = V.mH @ gV
     if _complex(V):
         _gauge_check(
             VhgV,
@@ -355,14 +329,14 @@ def _eigh_backward(gL, gV, L, V):
             "are specified up to multiplication by e^{i phi}. The specified loss "
             "function depends on this quantity, so it is ill-defined.",
         )
-    VhgV = 0.5 * (VhgV - _mH(VhgV))
+    VhgV = 0.5 * (VhgV - VhgV.mH)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(L, L.shape[-1])
     ret = VhgV / E
     if _complex(V):  # the diagonal is gL alone
         ret = ret - diag_embed(ret.diagonal(dim1=-2, dim2=-1))
     if gL is not None:
         ret = ret + diag_embed(gL.to(ret.dtype))
-    return V @ (ret @ _mH(V))
+    return V @ (ret @ V.mH)
 
 
 def _check_eigh_input(A: Tensor, op: str) -> None:
@@ -445,16 +419,22 @@ class LinalgEig(Function):
 LinalgEig._Node.materialize_grads = False
 
 
+def _solve(A: Tensor, B: Tensor) -> Tensor:
+    from ember.linalg import solve
+
+    return solve(A, B)
+
+
 def _eig_backward(gL, gV, L, V):
     """PyTorch's linalg_eig_backward (general A = V diag(L) V^-1, V with unit columns):
     gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i
     off the diagonal; the second term projects out the directions that only rescale the
     columns of V (their norm is fixed at 1)."""
-    Vh = _mH(V)
+    Vh = V.mH
     if gV is None:
         if gL is None:
             return None
-        return _Solve.apply(Vh, gL.unsqueeze(-1) * Vh)
+        return _solve(Vh, gL.unsqueeze(-1) * Vh)
     VhgV = Vh @ gV
     _gauge_check(
         VhgV,
@@ -470,7 +450,7 @@ def _eig_backward(gL, gV, L, V):
     gA = gA / Ec
     if gL is not None:  # the diagonal is gL (what is left there is Im(diag V^H gV) ~ 0)
         gA = gA - diag_embed(gA.diagonal(dim1=-2, dim2=-1)) + diag_embed(gL)
-    return _Solve.apply(Vh, gA @ Vh)
+    return _solve(Vh, gA @ Vh)
 
 
 def _check_eig_input(A: Tensor, op: str) -> None:

@@ -19,7 +19,6 @@ from ember.ops.linalg_decomp import (
     _check_svd_input,
     _eps,
     _linalg_error,
-    _mH,
     _removed,
     _square,
     _svdvals,
@@ -108,12 +107,12 @@ def _pinv(A, a, r, hermitian):
         top = S_abs.amax(-1, keepdim=True) if S.shape[-1] else S_abs
         tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
         S_inv = _where(S_abs > tol, S.reciprocal(), S).to(A.dtype)
-        return (U * S_inv.unsqueeze(-2)) @ _mH(U)
+        return (U * S_inv.unsqueeze(-2)) @ U.mH
     U, S, Vh = svd(A, full_matrices=False)
     top = S[..., :1]
     tol = _maximum(a.unsqueeze(-1), r.unsqueeze(-1) * top)
     S_inv = _where(S > tol, S.reciprocal(), S).to(A.dtype)
-    return (_mH(Vh) * S_inv.unsqueeze(-2)) @ _mH(U)
+    return (Vh.mH * S_inv.unsqueeze(-2)) @ U.mH
 
 
 def _maximum(x: Tensor, y: Tensor) -> Tensor:
@@ -241,15 +240,15 @@ class LinalgLstsq(Function):
         if gX is not None:
             pinvA = pinv(A)
             if need_a:
-                gA = _pinv_backward(gX @ _mH(B), pinvA, A)
+                gA = _pinv_backward(gX @ B.mH, pinvA, A)
             if need_b:
-                gB = _mH(pinvA) @ gX
+                gB = pinvA.mH @ gX
         if gRes is not None and ctx.has_res:
             # at the least-squares optimum d||AX - B||^2 has no X term
             R = A @ X - B
             gR = 2 * R * gRes.unsqueeze(-2)
             if need_a:
-                t = gR @ _mH(X)
+                t = gR @ X.mH
                 gA = t if gA is None else gA + t
             if need_b:
                 gB = -gR if gB is None else gB - gR
@@ -262,15 +261,15 @@ LinalgLstsq._Node.materialize_grads = False
 def _pinv_backward(g, pinvA, A):
     """PyTorch's pinv_backward (the derivative of the pseudo-inverse, Golub and Pereyra)."""
     m, n = A.shape[-2:]
-    pinvAh = _mH(pinvA)
-    gh = _mH(g)
+    pinvAh = pinvA.mH
+    gh = g.mH
     if m <= n:
         K = gh @ pinvA
         KpinvAh = K @ pinvAh
-        return -_mH(pinvA @ K) + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
+        return -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
     K = pinvA @ gh
     pinvAhK = pinvAh @ K
-    return -_mH(K @ pinvA) + (gh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
+    return -(K @ pinvA).mH + (gh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):

@@ -20,8 +20,6 @@ from ember.ops.linalg_decomp import (
     _complex,
     _conj,
     _float_input,
-    _mH,
-    _Solve,
 )
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _out_tuple, _tname
@@ -64,7 +62,7 @@ class LinalgQr(Function):
         gQp = gQ
         if gR is not None:
             gU, gV = gR[..., :, :m], gR[..., :, m:]
-            gQp = (Q @ V) @ _mH(gV) if gQ is None else gQ + (Q @ V) @ _mH(gV)
+            gQp = (Q @ V) @ gV.mH if gQ is None else gQ + (Q @ V) @ gV.mH
             gY = Q @ gV
         gX = _qr_backward_tall(gQp, gU, Q, U)
         if gY is None:
@@ -77,24 +75,24 @@ LinalgQr._Node.materialize_grads = False
 
 def _qr_backward_tall(gQ, gR, Q, R):
     """m >= n: gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^-H."""
-    from ember.linalg import solve_triangular
+    from ember.linalg import solve, solve_triangular
 
     if gR is not None:
-        N = gR @ _mH(R)
+        N = gR @ R.mH
         if gQ is not None:
-            N = N - _mH(Q) @ gQ
+            N = N - Q.mH @ gQ
     else:
-        N = -(_mH(Q) @ gQ)
+        N = -(Q.mH @ gQ)
     N = N.triu()
     d = N.diagonal(dim1=-2, dim2=-1)
     if _complex(N):
         d = d.real
-    X = Q @ (N + _mH(N) - diag_embed(d.to(N.dtype)))
+    X = Q @ (N + N.mH - diag_embed(d.to(N.dtype)))
     if gQ is not None:
         X = X + gQ
-    if _complex(R):  # X R^-H = (R^-1 X^H)^H
-        return _mH(_Solve.apply(R, _mH(X)))
-    return solve_triangular(_mH(R), X, upper=False, left=False)
+    if _complex(R):  # X R^-H = (R^-1 X^H)^H (solve_triangular takes no complex input yet)
+        return solve(R, X.mH).mH
+    return solve_triangular(R.mH, X, upper=False, left=False)
 
 
 _QR_MODES = ("reduced", "complete", "r")
