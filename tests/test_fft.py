@@ -555,3 +555,12 @@ def test_signatures_match_torch(name):
     # torch documents some factories without every keyword they accept (periodic, alpha, beta,
     # pin_memory): each documented name must be ember's, in torch's order
     assert [p for p in params if p in expected] == expected
+
+
+def test_no_dims_is_a_complex_copy():
+    x = ember.ones(3, dtype=ember.complex64)
+    y = ember.fft.fftn(x, dim=())
+    assert y is not x and y.dtype == ember.complex64
+    y.add_(1)
+    assert x.real.sum().item() == 3
+    assert ember.fft.fftn(ember.ones(2, 3), dim=()).dtype == ember.complex64

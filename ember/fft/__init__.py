@@ -174,8 +174,9 @@ def _canon_c2r(x: Tensor, s, dim, fname: str):
 def _c2c_any(x: Tensor, dims: tuple, scale: int, forward: bool) -> Tensor:
     """The full transform of a real or complex tensor (real input: the r2c kernel, so the
     input's gradient is real, as torch's)."""
-    if not dims:  # NOTE: matches torch: no dims is the input as complex
-        return x.to(_dtype.from_np(x._data.dtype).to_complex())
+    if not dims:  # NOTE: matches torch: no dims gives a complex copy of the input
+        y = x.to(_dtype.from_np(x._data.dtype).to_complex())
+        return y.clone() if y is x else y
     if x._data.dtype.kind == "c":
         return FftC2C.apply(x, dims, scale, forward)
     y = FftR2C.apply(x, dims, scale, False)
