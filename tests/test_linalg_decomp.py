@@ -563,6 +563,11 @@ COMPLEX = [
     ("svd_tall", _abs_svd, _c(2, 5, 3)),
     ("svd_wide", _abs_svd, _c(3, 5)),
     ("svdvals", lambda L, A: L.linalg.svdvals(A), _c(2, 3, 4)),
+    (
+        "svd_old",  # torch.svd's V is Vh's conjugate transpose
+        lambda L, A: (lambda r: ((r.U * r.S.unsqueeze(-2).to(r.U.dtype)) @ r.V.mH, r.S))(L.svd(A)),
+        _c(4, 3),
+    ),
     ("eigh", _abs_eigh, _c(2, 4, 4, herm=True)),
     ("eigh_U", lambda L, A: _abs_eigh(L, A, "U"), _c(4, 4)),
     ("eigvalsh", lambda L, A: L.linalg.eigvalsh(A), _c(3, 3, herm=True)),
