@@ -319,7 +319,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
-    _check_float(A, "linalg.cholesky")
+    _check_float(A, "linalg.cholesky", kinds="fcV")
     _square(A, "linalg.cholesky")
     low = Cholesky.apply(A)
     result = low.mH if upper else low
@@ -374,7 +374,7 @@ def solve_triangular(
                 [1.]])
     """
     for t in (A, B):
-        _check_float(t, "linalg.solve_triangular")
+        _check_float(t, "linalg.solve_triangular", kinds="fcV")
     _square(A, "linalg.solve_triangular")
     if B._data.ndim < 2:
         raise RuntimeError(

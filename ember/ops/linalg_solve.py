@@ -199,8 +199,8 @@ class Det(Function):
         xp = xp_of(a._data)
         if a._data.size and bool((d._data == 0).any()):
             return _det_backward_singular(xp, a._data, g._data)
-        # d det(A) = det(A) tr(A^-1 dA): dA = conj(g det) A^-H
-        return _conj(g * d)[..., None, None] * inv(a).mH
+        # d det(A) = det(A) tr(A^-1 dA): dA = g conj(det) A^-H
+        return (g * _conj(d))[..., None, None] * inv(a).mH
 
 
 def _conj(t: Tensor) -> Tensor:
@@ -229,12 +229,17 @@ class Slogdet(Function):
     @staticmethod
     def forward(ctx, a):
         sign, lad = xp_of(a).linalg.slogdet(a)
-        ctx.save_for_backward(a)
+        ctx.save_for_backward(a, sign)
         return sign, lad
 
     @staticmethod
     def backward(ctx, g_sign, g_lad):
-        (a,) = ctx.saved_tensors
+        a, sign = ctx.saved_tensors
+        if a._data.dtype.kind == "c" and g_sign is not None:
+            # with w = log det A (dw = tr(A^-1 dA)): logabsdet = Re w, sign = exp(i Im w), so
+            # the gradient reaching w is g_lad - i Im(conj(g_sign) sign)
+            gw = (g_sign.conj() * sign).imag * -1j
+            g_lad = gw if g_lad is None else g_lad + gw
         if g_lad is None:
             return None
         # d log|det A| = Re tr(A^-1 dA); the sign of a real matrix is locally constant
@@ -466,6 +471,8 @@ def logdet(input: Tensor) -> Tensor:
     _square(input, "logdet")
     _float(input, "logdet", low_precision=False)
     sign, lad = Slogdet.apply(input)
+    if input._data.dtype.kind == "c":  # NOTE: matches torch: log det = log(sign) + logabsdet
+        return sign.log() + lad
     return where(sign < 0, math.nan, lad)
 
 
