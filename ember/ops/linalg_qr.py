@@ -75,7 +75,7 @@ LinalgQr._Node.materialize_grads = False
 
 def _qr_backward_tall(gQ, gR, Q, R):
     """m >= n: gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^-H."""
-    from ember.linalg import solve, solve_triangular
+    from ember.linalg import solve_triangular
 
     if gR is not None:
         N = gR @ R.mH
@@ -90,8 +90,6 @@ def _qr_backward_tall(gQ, gR, Q, R):
     X = Q @ (N + N.mH - diag_embed(d.to(N.dtype)))
     if gQ is not None:
         X = X + gQ
-    if _complex(R):  # X R^-H = (R^-1 X^H)^H (solve_triangular takes no complex input yet)
-        return solve(R, X.mH).mH
     return solve_triangular(R.mH, X, upper=False, left=False)
 
 
