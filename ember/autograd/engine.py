@@ -319,6 +319,9 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             elif t._grad is not None:
                 # a training step: add into the existing .grad in place (_accumulate_leaf's
                 # last case, without its checks)
+                if g.layout is not t._grad.layout:  # sparse and dense: a new (dense) sum
+                    t._grad = t._grad + g
+                    continue
                 gd = t._grad._data
                 gd += g._data
             else:
@@ -346,6 +349,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     continue
                 seen.add(id(d))
                 t._grad = _wrap(d)
+                if g.__class__ is not Tensor and g.layout is not Tensor.layout:
+                    t._grad.__class__ = g.__class__  # a sparse gradient stays a sparse tensor
         if accumulate and inputs is not None:
             if seen is None:
                 seen = {id(r._data) for r in root_grads}
@@ -601,7 +606,9 @@ def _accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool, seen: set):
                 d = backend.namespace(d).copy(d)
             seen.add(id(d))
             t._grad = _wrap(d)
-    elif create_graph or _state.enabled:
+            if g.__class__ is not Tensor and g.layout is not Tensor.layout:
+                t._grad.__class__ = g.__class__  # a sparse gradient stays a sparse tensor
+    elif create_graph or _state.enabled or g.layout is not t._grad.layout:
         t._grad = t._grad + g
     else:
         gd = t._grad._data

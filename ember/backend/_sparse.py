@@ -286,3 +286,58 @@ def nonzero_rows(indices: np.ndarray) -> np.ndarray:
 def row_col_grid(rows: np.ndarray, ncols: int) -> np.ndarray:
     """(2, len(rows) * ncols) indices of every column of each row, row-major."""
     return np.stack([np.repeat(rows, ncols), np.tile(np.arange(ncols, dtype=_INT), rows.shape[0])])
+
+
+def add_entries(ia, va, ca: bool, ib, vb, cb: bool, shape: tuple, alpha=1):
+    """Indices, values and coalesced flag of sparse ``a + alpha * b`` (COO), as torch's:
+    ``a`` alone (a copy) when ``b`` is empty, ``alpha * b`` when ``a`` is; the sorted union
+    (equal positions summed) when both are coalesced; else both entry lists one after the
+    other, uncoalesced."""
+    if vb.shape[0] == 0:
+        return ia.copy(), va.copy(), ca
+    vb = vb * alpha if alpha != 1 else vb.copy()
+    if va.shape[0] == 0:
+        return ib.copy(), vb, cb
+    if not (ca and cb):
+        # NOTE: a deliberate difference: torch merges two lists with a two-pointer walk even
+        # when unsorted, which interleaves their entries in a data-dependent order (and sums
+        # pairs met at once); ember appends b's entries: the same tensor and coalesce()
+        return np.concatenate([ia, ib], axis=1), np.concatenate([va, vb.astype(va.dtype)]), False
+    ka, kb = linear_keys(ia, shape), linear_keys(ib, shape)
+    keys = np.union1d(ka, kb)
+    out = np.zeros((keys.shape[0],) + va.shape[1:], dtype=np.result_type(va, vb))
+    out[np.searchsorted(keys, ka)] = va
+    out[np.searchsorted(keys, kb)] += vb
+    sd = ia.shape[0]
+    if sd == 1:
+        idx = keys.reshape(1, -1)
+    else:
+        idx = np.stack(np.unravel_index(keys, shape[:sd])).astype(_INT, copy=False)
+    return idx, out.astype(va.dtype, copy=False), True
+
+
+def dense_add_(out: np.ndarray, indices: np.ndarray, values: np.ndarray, alpha=1, coalesced=False):
+    """``out += alpha * sparse`` in place (duplicate positions all added)."""
+    if values.shape[0] == 0:
+        return out
+    if alpha != 1:
+        values = values * alpha
+    where = tuple(indices)
+    if coalesced:  # one entry per position: a plain fancy-index add
+        out[where] += values
+    else:
+        np.add.at(out, where, values)
+    return out
+
+
+def empty_indices(sparse_dim: int) -> np.ndarray:
+    return np.zeros((sparse_dim, 0), _INT)
+
+
+def empty_values(dense_shape: tuple, like: np.ndarray) -> np.ndarray:
+    return np.zeros((0,) + tuple(dense_shape), like.dtype)
+
+
+def empty_csr(nrows: int):
+    """``crow_indices`` and ``col_indices`` of an all-zero CSR matrix."""
+    return np.zeros(nrows + 1, _INT), np.zeros(0, _INT)

@@ -15,7 +15,9 @@ from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
+from ember.optim.sparse_adam import SparseAdam
 
 __all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
 __all__ += ["ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
 __all__ += ["LBFGS"]
+__all__ += ["SparseAdam"]

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import ember
+from ember._layout import strided as _strided
 from ember.tensor import Tensor
 
 
@@ -76,12 +77,23 @@ def params_to_step(
     for p in group["params"]:
         if p._grad is None:
             continue
+        if p._grad.layout is not _strided and not getattr(optimizer, "_sparse_grads", False):
+            raise RuntimeError(sparse_grad_error(optimizer))
         st = state[p]
         if not st:
             optimizer._init_state(st, p, group)
         step = st["step"]._data
         step += 1
         yield p, st, float(step)
+
+
+def sparse_grad_error(optimizer: Any) -> str:
+    """torch's message for a sparse gradient reaching an optimizer without a sparse path."""
+    name = type(optimizer).__name__
+    if name in ("Adam", "AdamW"):
+        # NOTE: matches torch: AdamW reports itself as Adam
+        return "Adam does not support sparse gradients, please consider SparseAdam instead"
+    return f"{name} does not support sparse gradients"
 
 
 def effective_grad(

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import ember
+from ember._layout import strided as _strided
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
@@ -44,6 +45,24 @@ def adagrad_update(p, g, total, step, lr, lr_decay, eps, weight_decay, maximize)
         xp.add(p, tmp, out=p)
 
 
+def _sparse_update(p, total, step, lr, lr_decay, eps, weight_decay, maximize) -> None:
+    """Adagrad on a sparse COO gradient, as torch's: the gradient coalesced, then only the
+    rows it names updated (``sum`` and the parameter stay dense)."""
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    c = p._grad._data._coo().coalesced_array()
+    vals = -c.values if maximize else c.values
+    if vals.shape[0] == 0:
+        return
+    clr = lr / (1 + (step - 1) * lr_decay)
+    where = tuple(c.indices)  # unique positions: plain fancy-index updates
+    total[where] += vals * vals
+    std = xp_of(total).sqrt(total[where])
+    std += eps
+    p._data[where] += (vals / std) * -clr
+    p._vc[0] += 1
+
+
 class Adagrad(Optimizer):
     """Adagrad (``torch.optim.Adagrad``): per-coordinate learning rates that shrink with the
     accumulated squared gradient.
@@ -68,6 +87,8 @@ class Adagrad(Optimizer):
         >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
         [0.9, -0.9]
     """
+
+    _sparse_grads = True  # sparse COO gradients take their own path (``_sparse_update``)
 
     def __init__(
         self,
@@ -123,6 +144,9 @@ class Adagrad(Optimizer):
         lr, lr_decay, eps = lr_value(group["lr"]), group["lr_decay"], group["eps"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
+            if p._grad.layout is not _strided:
+                _sparse_update(p, st["sum"]._data, step, lr, lr_decay, eps, weight_decay, maximize)
+                continue
             adagrad_update(
                 p._data,
                 p._grad._data,

@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ember._layout import sparse_coo
+from ember._layout import strided as _strided
+from ember.backend import _sparse as _k
 from ember.ops._dispatch import xp_of
 from ember.optim._common import effective_grad, reject_unsupported, restore_groups
 from ember.optim.optimizer import Optimizer
+from ember.sparse._array import SparseArray
+from ember.sparse._functions import new_sparse
 from ember.tensor import Tensor, _wrap
 
 
@@ -36,6 +41,55 @@ def sgd_update(p, g, buf, lr, momentum, dampening, weight_decay, nesterov, maxim
             xp.add(g, d, out=d)
     xp.subtract(p, d * lr, out=p)
     return buf
+
+
+def _sparse_step(p: Tensor, grad: Tensor, state: Any, group: dict[str, Any]) -> None:
+    """SGD on a sparse COO gradient, as torch's: a sparse momentum buffer (entries appended
+    step after step, never densified) and the update scattered into the rows it names."""
+    if group["weight_decay"] != 0:
+        # NOTE: matches torch: weight decay adds the dense parameter to the sparse gradient
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+    g = grad._data._coo()
+    shape = g.shape
+    idx, vals, coal = g.indices, g.values, g.coalesced
+    if group["maximize"]:
+        vals = -vals
+    if momentum != 0:
+        st = state[p]
+        buf = st.get("momentum_buffer")
+        if buf is None:
+            buf = st["momentum_buffer"] = new_sparse(
+                SparseArray(sparse_coo, shape, vals.copy(), idx.copy(), coalesced=coal)
+            )
+            b = buf._data
+        elif buf.layout is _strided:  # a buffer a dense gradient started: it stays dense
+            b = buf._data
+            b *= momentum
+            _k.dense_add_(b, idx, vals, 1 - dampening, coal)
+            if group["nesterov"]:
+                raise RuntimeError(
+                    "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+                )
+            p._data -= b * lr
+            p._vc[0] += 1
+            return
+        else:
+            b = buf._data
+            b.values = b.values * momentum
+            b.set_entries(
+                *_k.add_entries(
+                    b.indices, b.values, b.coalesced, idx, vals, coal, shape, 1 - dampening
+                )
+            )
+        if group["nesterov"]:
+            idx, vals, coal = _k.add_entries(
+                idx, vals, coal, b.indices, b.values, b.coalesced, shape, momentum
+            )
+        else:
+            idx, vals, coal = b.indices, b.values, b.coalesced
+    _k.dense_add_(p._data, idx, vals, -lr, coal)
+    p._vc[0] += 1  # an in-place write: autograd must see the parameter changed
 
 
 class SGD(Optimizer):
@@ -112,6 +166,9 @@ class SGD(Optimizer):
         for p in group["params"]:
             grad = p._grad
             if grad is None:
+                continue
+            if grad.layout is not _strided:
+                _sparse_step(p, grad, state, group)
                 continue
             if momentum != 0:
                 st = state[p]

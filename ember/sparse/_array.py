@@ -53,7 +53,8 @@ class SparseArray:
         self.indices = indices
         self.crow = crow
         self.col = col
-        self.coalesced = coalesced or layout is sparse_csr
+        # NOTE: matches torch: fewer than two entries are coalesced whatever they say
+        self.coalesced = coalesced or layout is sparse_csr or values.shape[0] < 2
         self._mat = None
         self._mat_t = None
         self._coal = None
@@ -191,17 +192,21 @@ class SparseArray:
         return _k.spmm(self.matrix(), b, self.dtype)
 
     def __iadd__(self, other):
-        # gradient accumulation into a sparse ``.grad``: entries appended (uncoalesced)
+        # gradient accumulation into a sparse ``.grad`` (and ``add_``): entries appended
         if other.__class__ is not SparseArray:
             raise unsupported("add_ (sparse += dense)")
         a, b = self._coo(), other._coo()
-        idx, val = _k.concat_entries([a.indices, b.indices], [a.values, b.values])
-        # NOTE: matches torch: an accumulated sparse .grad is coalesced
-        idx, val, _ = _k.coalesce(idx, val, self.shape)
-        self.layout, self.indices, self.values = sparse_coo, idx, val
-        self.crow = self.col = self._mat = self._mat_t = self._coal = None
-        self.coalesced = True
+        idx, val, coal = _k.add_entries(
+            a.indices, a.values, a.coalesced, b.indices, b.values, b.coalesced, self.shape
+        )
+        self.set_entries(idx, val, coal)
         return self
+
+    def set_entries(self, indices, values, coalesced: bool) -> None:
+        """Replace, in place, every entry by the given COO ones (``add_``, ``zero_``...)."""
+        self.layout, self.indices, self.values = sparse_coo, indices, values
+        self.crow = self.col = self._mat = self._mat_t = self._coal = None
+        self.coalesced = coalesced or values.shape[0] < 2
 
     def _coo(self) -> SparseArray:
         if self.layout is sparse_coo:

@@ -13,6 +13,7 @@ from ember._layout import sparse_coo, sparse_csr
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.backend import _sparse as _k
+from ember.ops.embedding import EmbeddingLookup
 from ember.sparse._array import SparseArray
 from ember.tensor import Tensor, _init, _wrap
 
@@ -274,3 +275,28 @@ class Softmax(Function):
 
 def np_dtype(dt) -> object:
     return dt._np if isinstance(dt, _dtype.dtype) else dt
+
+
+class EmbeddingSparse(EmbeddingLookup):
+    """``weight[indices]`` whose weight gradient is a sparse COO tensor (``sparse=True`` of
+    ``F.embedding``/``F.embedding_bag``): one entry per looked-up index in input order,
+    ``padding_idx`` left out, uncoalesced, as torch's."""
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.freq:
+            # NOTE: matches torch: refused at backward time, not at the lookup
+            raise RuntimeError(
+                "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
+            )
+        (indices,) = ctx.saved_tensors
+        d = g.shape[-1]
+        idx = indices._data.reshape(-1)
+        vals = g._data.reshape(-1, d)
+        if ctx.padding_idx is not None:
+            keep = idx != ctx.padding_idx
+            idx, vals = idx[keep], vals[keep]
+        else:  # an own copy: g may be a broadcast (read-only) view, and .grad is written later
+            vals = vals.copy()
+        arr = SparseArray(sparse_coo, (ctx.num, d), vals, idx.reshape(1, -1))
+        return new_sparse(arr), None, None, None

@@ -34,6 +34,15 @@ def _check_mm(op: str, s: Tensor, d: Tensor, dense_ok_1d: bool) -> None:
         )
 
 
+def _need_coo_layout(t: Tensor, op: str) -> None:
+    if t._data.__class__ is not SparseArray or t._data.layout is not sparse_coo:
+        raise NotImplementedError(
+            f"Could not run 'aten::{op}' with arguments from the "
+            f"'{'SparseCsrCPU' if t.is_sparse_csr else 'CPU'}' backend: it takes sparse COO "
+            "tensors"
+        )
+
+
 def _scalar_like(x) -> bool:
     return isinstance(x, (int, float, bool)) or (isinstance(x, Tensor) and x._data.ndim == 0)
 
@@ -240,6 +249,167 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor):
             return other - self.to_dense()
         raise unsupported("sub (scalar - sparse)")
+
+    # ---- in place ------------------------------------------------------------------------------
+    def _inplace(self, op: str) -> SparseArray:
+        """The array an in-place op rewrites (after torch's autograd checks); bumps the
+        version counter."""
+        if self._requires_grad and F._gm.state.enabled:
+            if self._grad_fn is None:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
+            raise NotImplementedError(
+                f"{op}: in-place ops on sparse tensors with autograd history are not "
+                "implemented in ember; use the out-of-place op"
+            )
+        self._vc[0] += 1
+        return self._data
+
+    def _scale_(self, op: str, factor) -> SparseTensor:
+        a = self._inplace(op)
+        v = a.values
+        if isinstance(factor, Tensor):
+            factor = factor._data
+        if v.flags.writeable and v.base is None:
+            v *= factor
+        else:  # a read-only or shared values array: a new one
+            a.values = (v * factor).astype(v.dtype, copy=False)
+        a._mat = a._mat_t = a._coal = None
+        return self
+
+    def mul_(self, other) -> SparseTensor:
+        if _scalar_like(other):
+            return self._scale_("mul_", other)
+        out = self.mul(other)
+        a, b = self._inplace("mul_"), out._data._coo()
+        a.set_entries(b.indices, b.values.astype(a.dtype, copy=False), b.coalesced)
+        return self
+
+    def div_(self, other) -> SparseTensor:
+        if not _scalar_like(other):
+            raise unsupported("div_ (sparse / tensor)")
+        a = self._inplace("div_")
+        d = other._data if isinstance(other, Tensor) else other
+        a.values = (a.values / d).astype(a.dtype, copy=False)
+        a._mat = a._mat_t = a._coal = None
+        return self
+
+    def neg_(self) -> SparseTensor:
+        return self._scale_("neg_", -1)
+
+    def zero_(self) -> SparseTensor:
+        a = self._inplace("zero_")
+        if a.layout is sparse_csr:  # every row empty
+            a.crow, a.col = _k.empty_csr(a.shape[0])
+            a.values = a.values[:0].copy()
+            a._mat = a._mat_t = None
+        else:  # NOTE: matches torch: no entries left, flagged coalesced
+            a.set_entries(_k.empty_indices(a.sparse_dim), a.values[:0].copy(), True)
+        return self
+
+    def add_(self, other, *, alpha=1) -> SparseTensor:
+        if not isinstance(other, Tensor) or other._data.__class__ is not SparseArray:
+            # NOTE: matches torch: a dense (or scalar) addend cannot go into a sparse tensor
+            raise RuntimeError(
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
+        a, b = self._data, other._data
+        if tuple(b.shape) != tuple(a.shape):
+            raise RuntimeError(
+                f"add: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
+                f"{list(b.shape)}"
+            )
+        self._inplace("add_")
+        ac, bc = a._coo(), b._coo()
+        idx, val, coal = _k.add_entries(
+            ac.indices, ac.values, ac.coalesced, bc.indices, bc.values, bc.coalesced, a.shape, alpha
+        )
+        a.set_entries(idx, val.astype(a.dtype, copy=False), coal)
+        return self
+
+    def sub_(self, other, *, alpha=1) -> SparseTensor:
+        return self.add_(other, alpha=-alpha)
+
+    def copy_(self, src, non_blocking=False) -> SparseTensor:
+        if not isinstance(src, Tensor) or src._data.__class__ is not SparseArray:
+            raise RuntimeError(
+                "copy_() between dense and sparse Tensors is not implemented! Found self type = "
+                f"sparse {self.dtype} and src type = "
+                f"{src.dtype if isinstance(src, Tensor) else type(src).__name__}"
+            )
+        b = src._data._coo()
+        self._check_resize(b.shape, b.sparse_dim, b.dense_dim)
+        a = self._inplace("copy_")
+        a.shape = tuple(b.shape)
+        a.set_entries(b.indices.copy(), b.values.astype(a.dtype), b.coalesced)
+        return self
+
+    def _check_resize(self, size, sparse_dim: int, dense_dim: int) -> None:
+        """torch's rules for resizing a non-empty sparse tensor in place: the sparse/dense
+        dim counts and the dense sizes stay, sparse sizes only grow."""
+        a = self._data
+        size = tuple(int(s) for s in size)
+        if len(size) != sparse_dim + dense_dim:
+            raise RuntimeError(
+                f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim "
+                f"({dense_dim}), but got {len(size)}"
+            )
+        if a.nnz == 0:
+            return
+        sd, dd = a.sparse_dim, a.dense_dim
+        if sparse_dim != sd:
+            raise RuntimeError(
+                f"changing the number of sparse dimensions (from {sd} to {sparse_dim}) on a "
+                "non-empty sparse tensor is not supported."
+            )
+        if dense_dim != dd:
+            raise RuntimeError(
+                f"changing the number of dense dimensions (from {dd} to {dense_dim}) on a "
+                "non-empty sparse tensor is not supported."
+            )
+        old = list(a.shape)
+        if any(n < o for n, o in zip(size[:sd], old[:sd])):
+            raise RuntimeError(
+                f"shrinking the size of sparse dimensions (from {old[:sd]} to {list(size[:sd])}) "
+                "on a non-empty sparse tensor is not supported."
+            )
+        if tuple(size[sd:]) != tuple(old[sd:]):
+            raise RuntimeError(
+                f"shrinking or expanding the size of dense dimensions (from {old[sd:]} to "
+                f"{list(size[sd:])}) on a non-empty sparse tensor is not supported."
+            )
+
+    def sparse_resize_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        _need_coo_layout(self, "sparse_resize_")
+        self._check_resize(size, sparse_dim, dense_dim)
+        a = self._inplace("sparse_resize_")
+        shape = tuple(int(s) for s in size)
+        if a.nnz == 0:
+            dense = shape[sparse_dim:]
+            a.shape = shape
+            a.set_entries(
+                _k.empty_indices(sparse_dim), _k.empty_values(dense, a.values), a.coalesced
+            )
+        else:
+            a.shape = shape
+            a._mat = a._mat_t = a._coal = None
+        return self
+
+    def sparse_resize_and_clear_(self, size, sparse_dim: int, dense_dim: int) -> SparseTensor:
+        _need_coo_layout(self, "sparse_resize_and_clear_")
+        shape = tuple(int(s) for s in size)
+        if len(shape) != sparse_dim + dense_dim:
+            raise RuntimeError(
+                f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim "
+                f"({dense_dim}), but got {len(shape)}"
+            )
+        a = self._inplace("sparse_resize_and_clear_")
+        a.shape = shape
+        a.set_entries(
+            _k.empty_indices(sparse_dim), _k.empty_values(shape[sparse_dim:], a.values), True
+        )
+        return self
 
     # ---- shape --------------------------------------------------------------------------------
     def transpose(self, dim0, dim1):

@@ -9,6 +9,7 @@ from ember.autograd.grad_mode import no_grad
 from ember.ops._dispatch import xp_of
 from ember.ops.creation import zeros
 from ember.ops.embedding import EmbeddingBagMax, EmbeddingLookup
+from ember.sparse._functions import EmbeddingSparse
 from ember.tensor import Tensor, _wrap
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -114,11 +115,6 @@ def embedding(
         raise RuntimeError(
             f"'weight' must be 2-D (num_embeddings, embedding_dim), got shape {list(weight.shape)}"
         )
-    if sparse:
-        raise NotImplementedError(
-            "embedding(sparse=True): ember has no sparse gradients; use sparse=False (the "
-            "weight gradient is then dense)"
-        )
     num = weight.shape[0]
     padding_idx = _wrap_padding_idx(padding_idx, num)
     idx = input._data
@@ -134,7 +130,8 @@ def embedding(
         _renorm_(weight, idx, max_norm, norm_type)
     if idx.dtype.name != "int64":
         input = input.long()
-    return EmbeddingLookup.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
+    lookup = EmbeddingSparse if sparse else EmbeddingLookup
+    return lookup.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
 def embedding_bag(
@@ -218,11 +215,6 @@ def embedding_bag(
             raise ValueError("max mode does not support scaling the gradient by the frequency")
         if sparse:
             raise ValueError("max mode does not support sparse weights")
-    if sparse:
-        raise NotImplementedError(
-            "embedding_bag(sparse=True): ember has no sparse gradients; use sparse=False (the "
-            "weight gradient is then dense)"
-        )
     _check_indices(input, "embedding_bag")
     idx = input._data
     num = weight.shape[0]
@@ -279,7 +271,8 @@ def embedding_bag(
         entries = entries.long()
     if mode == "max":
         return EmbeddingBagMax.apply(weight, entries, bag_t, num_bags)
-    rows = EmbeddingLookup.apply(weight, entries, None, bool(scale_grad_by_freq))
+    lookup = EmbeddingSparse if sparse else EmbeddingLookup
+    rows = lookup.apply(weight, entries, None, bool(scale_grad_by_freq))
     if mode == "sum" and per_sample_weights is not None:
         psw = (
             per_sample_weights
