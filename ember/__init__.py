@@ -128,6 +128,7 @@ from ember.ops.calculus import *  # noqa: F401,F403,E402
 from ember.ops.combinatorics import *  # noqa: F401,F403,E402
 from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
 from ember.ops.aliases import *  # noqa: F401,F403,E402
+from ember.ops.misc_ops import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
 globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
@@ -220,6 +221,10 @@ from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the w
     stft,
 )
 
+from ember._control_flow import *  # noqa: F401,F403,E402  (sym_*, cond, while_loop)
+from ember._runtime import *  # noqa: F401,F403,E402  (device exceptions, Event, Stream, queries)
+from ember.random.generator import thread_safe_generator  # noqa: F401,E402
+
 # Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
 # raise NotImplementedError with the reason; module misses go through __getattr__ below.
 from ember import _unsupported  # noqa: E402
@@ -239,4 +244,10 @@ def __getattr__(name: str):
         )
         globals()["__all__"] = names
         return names
+    if name == "Storage":
+        # NOTE: matches torch: the legacy storage class of the default dtype (torch rebinds it in
+        # set_default_dtype)
+        from ember.storage import _LEGACY
+
+        return _LEGACY.get(get_default_dtype().name, FloatStorage)  # noqa: F405
     return _unsupported.module_getattr(__name__, name)

@@ -116,7 +116,9 @@ class Tensor:
                     f"assigned grad has data of a different size: grad {tuple(value.shape)} for "
                     f"a tensor of shape {tuple(self.shape)}"
                 )
-            if value.dtype is not self.dtype:
+            # grad_dtype (ember/_runtime.py) may allow another dtype, or any (None)
+            want = self.__dict__.get("_grad_dtype", self.dtype)
+            if want is not None and value.dtype is not want:
                 raise RuntimeError(
                     f"assigned grad has data of a different type: {value.dtype} for a tensor "
                     f"of {self.dtype}"
