@@ -213,8 +213,6 @@ def test_embedding_errors_match_torch():
         lambda: TF.embedding(torch.tensor([1]), wt, padding_idx=7),
         lambda: F.embedding(ember.tensor([1]), we, padding_idx=7),
     )
-    with pytest.raises(NotImplementedError, match="sparse"):
-        F.embedding(ember.tensor([1]), we, sparse=True)
 
 
 @needs_torch
