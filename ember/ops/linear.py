@@ -20,7 +20,7 @@ import math
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _seq, refresh_stale_view
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops.addmm import _check_expand
 from ember.ops.broadcast import _broadcast_pair
 from ember.ops.linalg import (
@@ -83,6 +83,8 @@ class Linear(Function):
         need_x, need_w, need_b = ctx.needs_input_grad
         gx = gw = None
         # y = x w^T + b  =>  dx = g w,  dw = g^T x (batch dims folded into the product),  db = g
+        # (complex: the conjugates of w and x)
+        x, w = cj(x), cj(w)
         if w.ndim == 2:
             if need_x:
                 gx = g @ w

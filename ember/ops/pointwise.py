@@ -113,7 +113,7 @@ class Pow(Function):
                 ga = ga.masked_fill(b == 0, 0.0)
         if need_b:
             # d a^b / db = a^b * log(a); NOTE: matches torch: zero where a == 0 and b >= 0
-            if isinstance(a, (int, float)):
+            if isinstance(a, (int, float, complex)):
                 import math
 
                 if isinstance(a, complex) or (isinstance(b, Tensor) and b.is_complex()):

@@ -538,6 +538,13 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
 
 
 # ---- logsumexp -------------------------------------------------------------------------------
+def _real_part(xp, a):
+    """``a.real`` (a meta array has no ``.real``: only its shape and dtype matter)."""
+    if xp.device_type == "meta":
+        return a.astype(_dtype.from_np(a.dtype).to_real()._np)
+    return a.real
+
+
 class LogSumExp(Function):
     _array_forward = True
     _node_name = "LogsumexpBackward0"
@@ -553,7 +560,7 @@ class LogSumExp(Function):
         else:
             # shift by the max so exp cannot overflow; an infinite max shifts by 0 instead
             # (complex: by the largest real part, as torch)
-            m = xp.max(a2.real if a2.dtype.kind == "c" else a2, axis=axes, keepdims=True)
+            m = xp.max(_real_part(xp, a2) if a2.dtype.kind == "c" else a2, axis=axes, keepdims=True)
             m = xp.where(xp.isfinite(m), m, 0).astype(acc, copy=False)
             r = xp.log(xp.sum(xp.exp(a2 - m), axis=axes, keepdims=True)) + m
             if not keepdim:

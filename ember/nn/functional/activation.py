@@ -470,8 +470,11 @@ def _silu(input: Tensor) -> Tensor:
     except NotImplementedError:
         if input._data.dtype.kind != "c":
             raise
-        # NOTE: deliberate difference from torch: complex silu is composed (its node is
-        # MulBackward0, not SiluBackward0); the values and gradients are torch's
+        if input.requires_grad and _gm.is_grad_enabled():
+            raise RuntimeError(
+                "silu does not support automatic differentiation for outputs with complex dtype."
+            ) from None
+        # NOTE: matches torch: complex silu computes, without autograd
         return input * input.sigmoid()
     return unary(_act.Silu, x)
 
