@@ -49,6 +49,7 @@ from ember.ops import (  # noqa: F401
     special_gamma,
     tensor_surface,
     ternary,
+    misc_ops,
 )
 
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
@@ -99,4 +100,5 @@ FAMILIES = (
     distances,
     statistics,
     bucketing,
+    misc_ops,
 )
