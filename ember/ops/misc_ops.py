@@ -27,7 +27,7 @@ from ember.tensor import Tensor, _wrap, _wrap_dim
 _cpu = _backend.cpu
 
 
-# ---- range ----------------------------------------------------------------------------------------
+# ---- range ---------------------------------------------------------------------------------------
 def range(  # noqa: A001  (torch's name)
     start=0,
     end=None,
@@ -86,7 +86,7 @@ def range(  # noqa: A001  (torch's name)
     return _out(_finish(data, requires_grad), out)
 
 
-# ---- conj_physical_ --------------------------------------------------------------------------------
+# ---- conj_physical_ ------------------------------------------------------------------------------
 def conj_physical_(input: Tensor) -> Tensor:
     """Conjugates ``input`` in place (a no-op on real tensors) and returns it.
 
@@ -98,7 +98,7 @@ def conj_physical_(input: Tensor) -> Tensor:
     return input.conj_physical_()
 
 
-# ---- view_as_*_copy --------------------------------------------------------------------------------
+# ---- view_as_*_copy ------------------------------------------------------------------------------
 def view_as_real_copy(input: Tensor, *, out=None) -> Tensor:
     """``view_as_real(input)`` in new memory: a real tensor with a trailing dimension of size 2.
 
@@ -125,7 +125,7 @@ def view_as_complex_copy(input: Tensor, *, out=None) -> Tensor:
     return _out(view_as_complex(input).clone(), out)
 
 
-# ---- binomial --------------------------------------------------------------------------------------
+# ---- binomial ------------------------------------------------------------------------------------
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     """Samples from Binomial(``count``, ``prob``) elementwise (broadcast), in ``count``'s float
     dtype. Negative counts give 0 and probabilities are clipped to [0, 1], as in torch.
@@ -160,7 +160,7 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     return _wrap(draw.astype(cd).reshape(shape))
 
 
-# ---- hash_tensor -----------------------------------------------------------------------------------
+# ---- hash_tensor ---------------------------------------------------------------------------------
 _HASH_BITS = {"f": "float64", "i": "int64", "u": "int64", "b": "int64", "V": "float64"}
 
 
@@ -179,7 +179,7 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     kind = d.dtype.kind
     if kind not in _HASH_BITS or d.dtype == _cpu.dtype("uint64"):
         name = _dtype.SCALAR_NAMES[_dtype.from_np(d.dtype).name]
-        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{name}\'')
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{name}'")
     ndim = d.ndim
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         if d.size == 0:
@@ -197,17 +197,21 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     xp = xp_of(d)
     u64 = _cpu.dtype("uint64")
     if xp.device_type == "meta":
-        shape = tuple(
-            (1 if keepdim else None) if i in dims else s for i, s in enumerate(d.shape)
-        )
+        shape = tuple((1 if keepdim else None) if i in dims else s for i, s in enumerate(d.shape))
         return _wrap(xp.empty(tuple(s for s in shape if s is not None), dtype=u64))
     words = d.astype(_HASH_BITS[kind]).view(u64)
     res = _cpu.bitwise_xor.reduce(words, axis=dims if ndim else None, keepdims=keepdim)
     return _wrap(_cpu.asarray(res, dtype=u64))
 
 
-# ---- segment_reduce --------------------------------------------------------------------------------
-_REDUCE_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "max": "maximum", "min": "minimum"}
+# ---- segment_reduce ------------------------------------------------------------------------------
+_REDUCE_UFUNC = {
+    "sum": "add",
+    "mean": "add",
+    "prod": "multiply",
+    "max": "maximum",
+    "min": "minimum",
+}
 _EMPTY = {"sum": 0.0, "prod": 1.0, "max": -math.inf, "min": math.inf, "mean": math.nan}
 
 
