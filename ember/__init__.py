@@ -226,6 +226,8 @@ from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the w
 from ember._control_flow import *  # noqa: F401,F403,E402  (sym_*, cond, while_loop)
 from ember._runtime import *  # noqa: F401,F403,E402  (device exceptions, Event, Stream, queries)
 from ember.random.generator import thread_safe_generator  # noqa: F401,E402
+from ember.func import vmap  # noqa: F401,E402
+from ember import compiler  # noqa: F401,E402
 
 # Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
 # raise NotImplementedError with the reason; module misses go through __getattr__ below.

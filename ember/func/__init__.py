@@ -1,12 +1,37 @@
-"""``ember.func``: function transforms over Modules (PyTorch's ``torch.func``).
+"""``ember.func``: function transforms (PyTorch's ``torch.func``).
 
-ember has ``functional_call``; the other ``torch.func`` transforms (``grad``, ``vmap``,
-``jacrev``...) are not built: use ``ember.autograd.grad`` (with ``create_graph=True`` for
-higher orders) instead of ``grad``/``vjp``.
+``functional_call`` runs a Module with substitute parameters; ``grad``, ``grad_and_value``,
+``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian`` are built on ember's reverse-mode
+autograd (forward mode through the exact double-backward identity; see
+``ember/func/_eager_transforms.py`` for costs); ``vmap`` calls the function once per batch
+element and stacks the results (torch's numbers at Python-loop speed: ``ember/func/_vmap.py``).
+Not provided: ``functionalize``, ``linearize``, ``stack_module_state``,
+``replace_all_batch_norm_modules_``, ``debug_unwrap``.
 """
 
+from ember.func._eager_transforms import (
+    grad,
+    grad_and_value,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    vjp,
+)
 from ember.func._functional_call import functional_call
+from ember.func._vmap import vmap
 
-functional_call.__module__ = "ember.func"  # as torch.func's: its public home, not the file
+for _f in (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap):
+    _f.__module__ = "ember.func"  # as torch.func's: its public home, not the file
 
-__all__ = ["functional_call"]
+__all__ = [
+    "functional_call",
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "vjp",
+    "vmap",
+]
