@@ -212,6 +212,7 @@ from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # 
 from ember import accelerator, cpu, jit, mps, testing, version, xpu  # noqa: F401,E402
 from ember import fft  # noqa: F401,E402  (torch.fft)
 from ember import signal  # noqa: F401,E402  (torch.signal)
+from ember import quasirandom  # noqa: F401,E402  (torch.quasirandom)
 from ember.signal import windows  # noqa: F401,E402  (torch.windows is torch.signal.windows)
 from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the windows)
     bartlett_window,
