@@ -71,7 +71,9 @@ def _det(a):
 
 @rule(numpy.linalg.slogdet)
 def _slogdet(a):
-    return MetaArray(a.shape[:-2], a.dtype), MetaArray(a.shape[:-2], a.dtype)
+    # the log of |det| is real for a complex matrix too
+    real = numpy.finfo(a.dtype).dtype
+    return MetaArray(a.shape[:-2], a.dtype), MetaArray(a.shape[:-2], real)
 
 
 def _cholesky(a, upper=False):

@@ -94,7 +94,7 @@ def _perm_matrix(lu: Tensor, piv, transpose: bool = False) -> Tensor:
     xp = xp_of(lu._data)
     m = lu.shape[-2]
     pt = xp.eye(m, dtype=lu._data.dtype)[xp.linalg_pivots_to_perm(piv, m)]
-    return _wrap(pt if transpose else xp.ascontiguousarray(xp.swapaxes(pt, -1, -2)))
+    return _wrap(pt if transpose else pt.swapaxes(-1, -2).copy())
 
 
 def _lu_square_core(L1, U, gL, gU):
@@ -422,7 +422,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
             msg = str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)
             raise la.LinAlgError(msg) from None
         low, info = xp.linalg_cholesky_ex(A._data)
-        L, info = _wrap(xp.swapaxes(low, -1, -2).copy() if upper else low), _wrap(info)
+        L, info = _wrap(xp.conj(xp.swapaxes(low, -1, -2)) if upper else low), _wrap(info)
     return _outs(_rt["linalg_cholesky_ex"](L, info), out)
 
 

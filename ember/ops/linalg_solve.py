@@ -155,9 +155,38 @@ class Inv(Function):
     @staticmethod
     def backward(ctx, g):
         (ai,) = ctx.saved_tensors
-        # d(A^-1) = -A^-1 dA A^-1, so dA = -A^-H g A^-H
-        aih = ai.mH
-        return -(aih @ g @ aih), None
+        return _inv_backward(ai, g), None
+
+
+def _inv_backward(ai: Tensor, g: Tensor) -> Tensor:
+    # d(A^-1) = -A^-1 dA A^-1, so dA = -A^-H g A^-H
+    aih = ai.mH
+    return -(aih @ g @ aih)
+
+
+class InvEx(Function):
+    """``inv_ex``: a singular matrix gives LAPACK's getrs "inverse" (inf/nan) and its info
+    instead of an error, and still a graph (NOTE: matches torch: its gradient is nan there)."""
+
+    _array_forward = True
+    _node_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        try:
+            r, info = xp.linalg.inv(a), xp.zeros(a.shape[:-2], dtype=_dtype.int32._np)
+        except xp.linalg.LinAlgError:
+            # NOTE: matches torch: a singular matrix's "inverse" is getrs with the zero pivot
+            lu, piv, info = xp.linalg_lu_factor(a)
+            r = xp.linalg_lu_solve(lu, piv, xp.eye(a.shape[-1], dtype=a.dtype))
+        ctx.save_for_backward(r)
+        return r, info
+
+    @staticmethod
+    def backward(ctx, g, g_info=None):
+        (ai,) = ctx.saved_tensors
+        return _inv_backward(ai, g)
 
 
 class Solve(Function):
@@ -183,6 +212,32 @@ class Solve(Function):
         return ga, gb, None
 
 
+class SolveEx(Function):
+    """``solve_ex``: as ``InvEx``, a singular matrix gives getrs' inf/nan result, its info and a
+    graph (its backward solves by getrs too, so it never raises)."""
+
+    _array_forward = True
+    _node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = xp_of(a)
+        try:
+            x, info = xp.linalg.solve(a, b), xp.zeros(a.shape[:-2], dtype=_dtype.int32._np)
+        except xp.linalg.LinAlgError:
+            lu, piv, info = xp.linalg_lu_factor(a)
+            x = xp.linalg_lu_solve(lu, piv, b)
+        ctx.save_for_backward(a, x)
+        return x, info
+
+    @staticmethod
+    def backward(ctx, g, g_info=None):
+        a, x = ctx.saved_tensors
+        gb = SolveEx.apply(a.mH, g)[0]
+        ga = -(gb @ x.mH) if ctx.needs_input_grad[0] else None
+        return ga, gb
+
+
 class Det(Function):
     _array_forward = True
     _node_name = "LinalgDetBackward0"
@@ -196,30 +251,52 @@ class Det(Function):
     @staticmethod
     def backward(ctx, g):
         a, d = ctx.saved_tensors
-        xp = xp_of(a._data)
-        if a._data.size and bool((d._data == 0).any()):
-            return _det_backward_singular(xp, a._data, g._data)
-        # d det(A) = det(A) tr(A^-1 dA): dA = g conj(det) A^-H
-        return (g * _conj(d))[..., None, None] * inv(a).mH
+        singular = d._data == 0
+        if not a._data.size or not singular.any():
+            return _det_backward_regular(a, d, g)
+        if singular.all():
+            return _det_backward_singular(a, g)
+        # NOTE: matches torch: only the singular matrices of a batch take the SVD formula (the
+        # others' double backward stays finite where the SVD's would not, e.g. at I)
+        from ember.ops.joining import cat
+
+        xp = xp_of(singular)
+        flat = singular.reshape(-1)
+        ok, bad = xp.nonzero(~flat)[0], xp.nonzero(flat)[0]
+        n = a.shape[-1]
+        af, df, gf = a.reshape(-1, n, n), d.reshape(-1), g.reshape(-1)
+        parts = cat(
+            [
+                _det_backward_regular(af[_wrap(ok)], df[_wrap(ok)], gf[_wrap(ok)]),
+                _det_backward_singular(af[_wrap(bad)], gf[_wrap(bad)]),
+            ]
+        )
+        return parts[_wrap(xp.argsort(xp.concatenate([ok, bad])))].reshape(a.shape)
+
+
+def _det_backward_regular(a: Tensor, d: Tensor, g: Tensor) -> Tensor:
+    # d det(A) = det(A) tr(A^-1 dA): dA = g conj(det) A^-H
+    return (g * _conj(d))[..., None, None] * inv(a).mH
 
 
 def _conj(t: Tensor) -> Tensor:
     return t.conj() if t._data.dtype.kind == "c" else t
 
 
-def _det_backward_singular(xp, a, g):
-    """The cofactor matrix from an SVD, valid for singular matrices: A = U S V^H gives
-    cof(A) = det(U V^H) U diag(prod_{j != i} s_j) V^H (first order only: double backward at a
-    singular matrix is not supported)."""
-    u, s, vh = xp.linalg.svd(a)
-    n = s.shape[-1]
-    ones = xp.ones(s.shape[:-1] + (1,), s.dtype)
-    left = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)
-    right = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
-    others = left * right if n else s
-    phase = xp.linalg.det(u) * xp.linalg.det(vh)
-    cof = (u * others[..., None, :]) @ vh * phase[..., None, None]
-    return _wrap(xp.conj(cof) * xp.asarray(g)[..., None, None])
+def _det_backward_singular(a: Tensor, g: Tensor) -> Tensor:
+    """The cofactor matrix from an SVD, valid for singular matrices: ``A = U S V^H`` gives
+    ``conj(cof(A)) = conj(det(U) det(V^H)) U diag(prod_{j != i} s_j) V^H``. Tensor ops, so double
+    backward works where the SVD's does (NOTE: matches torch: nan where singular values repeat,
+    as at a matrix of rank n - 2 or less)."""
+    from ember.ops.joining import cat
+
+    U, S, Vh = _la().svd(a)
+    # prod_{j != i} s_j as the products before and after i: no division by a zero s_i
+    ones = S[..., :1] * 0 + 1
+    left = cat([ones, S[..., :-1]], -1).cumprod(-1)
+    right = cat([ones, S.flip(-1)[..., :-1]], -1).cumprod(-1).flip(-1)
+    phase = _conj(det(U) * det(Vh)) * g
+    return (U * (left * right).unsqueeze(-2)) @ Vh * phase[..., None, None]
 
 
 class Slogdet(Function):
@@ -308,17 +385,10 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """
     _square(A, "linalg.inv")
     _float(A, "linalg.inv", low_precision=False)
-    xp = xp_of(A._data)
-    try:
-        r = Inv.apply(A, "linalg.inv_ex")
-        info = _info_tensor(xp, A.shape[:-2])
-    except _la().LinAlgError:
-        if check_errors:
-            raise
-        # NOTE: matches torch: a singular matrix's "inverse" is LAPACK's getrs with the zero pivot
-        lu, piv, info = xp.linalg_lu_factor(A._data)
-        eye = xp.eye(A.shape[-1], dtype=A._data.dtype)
-        r, info = _wrap(xp.linalg_lu_solve(lu, piv, eye)), _wrap(info)
+    if check_errors:
+        r, info = Inv.apply(A, "linalg.inv_ex"), _info_tensor(xp_of(A._data), A.shape[:-2])
+    else:
+        r, info = InvEx.apply(A)
     return _outs(_rt["linalg_inv_ex"](r, info), out)
 
 
@@ -393,15 +463,11 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
         tensor([1., 1.])
     """
     a, b, vector = _solve_args(A, B, left, "linalg.solve")
-    xp = xp_of(A._data)
-    try:
+    if check_errors:
         x = Solve.apply(a, b, "linalg.solve_ex")
-        info = _info_tensor(xp, A.shape[:-2])
-    except _la().LinAlgError:
-        if check_errors:
-            raise
-        lu, piv, info = xp.linalg_lu_factor(a._data)
-        x, info = _wrap(xp.linalg_lu_solve(lu, piv, b._data)), _wrap(info)
+        info = _info_tensor(xp_of(A._data), A.shape[:-2])
+    else:
+        x, info = SolveEx.apply(a, b)
     if vector:
         x = x.squeeze(-1)
     elif not left:
