@@ -519,14 +519,19 @@ def test_scatter_gradients_have_double_backward():
     np.testing.assert_array_equal(gw.numpy(), 2 * w.detach().numpy())
 
 
-def test_svd_norm_double_backward_is_refused():
-    x = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    (g,) = ember.autograd.grad(ember.linalg.matrix_norm(x, "nuc"), x)
+def test_svd_norms_are_twice_differentiable_as_torch():
     torch = pytest.importorskip("torch")
-    tx = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    _close(g, torch.autograd.grad(torch.linalg.matrix_norm(tx, "nuc"), tx)[0], 1e-5)
-    with pytest.raises(NotImplementedError, match="double backward through singular values"):
-        ember.autograd.grad(ember.linalg.matrix_norm(x, 2), x, create_graph=True)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3))
+    for ord in ("nuc", 2, -2):
+        x = ember.tensor(a, requires_grad=True)
+        tx = torch.tensor(a, requires_grad=True)
+        (g,) = ember.autograd.grad(ember.linalg.matrix_norm(x, ord), x, create_graph=True)
+        (tg,) = torch.autograd.grad(torch.linalg.matrix_norm(tx, ord), tx, create_graph=True)
+        _close(g, tg, 1e-9)
+        (gg,) = ember.autograd.grad(g.square().sum(), x)
+        (tgg,) = torch.autograd.grad(tg.square().sum(), tx)
+        _close(gg, tgg, 1e-8)
 
 
 GRAD_FN_CASES = [

@@ -440,8 +440,10 @@ def round_low(out, low):
     """Float32 op outputs rounded to ``low`` (a tuple's too)."""
     if out.__class__ is tuple:
         return tuple(round_low(o, low) for o in out)
-    if out.__class__ in _ARRAY_TYPES and out.dtype == _F32:
-        return out.astype(low)
+    if out.__class__ in _ARRAY_TYPES:
+        return out.astype(low) if out.dtype == _F32 else out
+    if isinstance(out, backend.generic) and out.dtype == _F32:  # NumPy's 0-d result
+        return backend.cpu.asarray(out).astype(low)
     return out
 
 

@@ -100,6 +100,7 @@ def _reduce_into(a, idx, src, dim: int, reduce: str, include_self: bool):
 
 
 class ScatterReduce(Function):
+    _low_opmath = True  # float16/bfloat16 computed in float32, rounded once
     _array_forward = True
     _node_name = "ScatterReduceBackward0"
 
