@@ -50,6 +50,7 @@ from ember.ops import (  # noqa: F401
     tensor_surface,
     ternary,
     misc_ops,
+    linalg_extra,
 )
 
 # The public op functions, by family: ``ember`` exports them all (but ``linear``, public as
@@ -101,4 +102,5 @@ FAMILIES = (
     statistics,
     bucketing,
     misc_ops,
+    linalg_extra,
 )
