@@ -589,6 +589,11 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         >>> ember.logsumexp(ember.tensor([0.0, 0.0]), 0)
         tensor(0.6931)
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"logsumexp(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
     if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())
     return _out(unary(LogSumExp, input, _axes(input, dim), keepdim), out)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math as _m
 
+from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import binary, unary, xp_of
+from ember.ops._dispatch import binary, promote, unary, xp_of
 from ember.ops._elementwise import _check, _floating, _floating_pair
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor
@@ -163,6 +164,12 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
 def _igamma_args(input, other, name: str):
     _check(input, name)
     _check(other, name, "other", 2)
+    dt = promote(input, other)
+    if dt.kind not in "fV":
+        # NOTE: matches torch: no integer kernel (one float operand is enough)
+        raise NotImplementedError(
+            f'"{name}_cpu" not implemented for \'{_dtype.SCALAR_NAMES[_dtype.from_np(dt).name]}\''
+        )
     return _floating_pair(input, other)
 
 
