@@ -233,6 +233,7 @@ from ember._runtime import *  # noqa: F401,F403,E402  (device exceptions, Event,
 from ember.random.generator import thread_safe_generator  # noqa: F401,E402
 from ember.func import vmap  # noqa: F401,E402
 from ember import compiler  # noqa: F401,E402
+from ember import distributed, hub, multiprocessing, profiler  # noqa: F401,E402
 
 # Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
 # raise NotImplementedError with the reason; module misses go through __getattr__ below.

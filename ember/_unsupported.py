@@ -92,10 +92,6 @@ _SYNC_BN = (
     "per-process kernels of SyncBatchNorm for multi-process training; ember has no "
     "torch.distributed"
 )
-_DISTRIBUTED = (
-    "torch.distributed (process groups, collectives, DDP, RPC) is not part of ember: one process "
-    "on one CPU"
-)
 _AUTOCAST_DEVICE = "autocast state of IPU/XLA devices; ember has only the CPU"
 _MTIA = "no MTIA (Meta training and inference accelerator) device; ember is CPU-only"
 _IPU = "no IPU (Graphcore) device; ember is CPU-only"
@@ -264,7 +260,6 @@ _ENTRIES: list[tuple[str, str, str, str]] = [
         "batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats "
         "batch_norm_update_stats",
     ),
-    ("torch", VALUE, _DISTRIBUTED, "distributed"),
     (
         "torch",
         FUNCTION,

@@ -56,10 +56,10 @@ NOT_YET: dict[str, set[str]] = {
         # sparse layouts beyond COO/CSR and the sparse in-place/product methods
         "ccol_indices row_indices to_sparse_bsc to_sparse_bsr to_sparse_csc resize_as_sparse_ "
         "sparse_resize_ sparse_resize_and_clear_ sparse_mask smm sspaddmm "
-        # linalg and removed-API stubs (torch raises RuntimeError('... was removed'))
-        "cholesky solve reinforce "
+        # linalg
+        "cholesky "
         # the rest of the surface
-        "hash_tensor module_load is_distributed grad_dtype name volatile xpu".split()
+        "hash_tensor".split()
     ),
     "torch": set(
         # sparse
@@ -76,18 +76,12 @@ NOT_YET: dict[str, set[str]] = {
         "set_autocast_dtype set_autocast_enabled set_autocast_gpu_dtype "
         # functional recurrent ops (ember.nn has the layers)
         "gru lstm rnn_relu rnn_tanh "
-        # symbolic-shape helpers that act on plain numbers in eager torch
-        "sym_float sym_int sym_ite sym_max sym_min sym_not sym_sqrt sym_sum "
-        # eager control flow, compiler queries, vmap
-        "cond while_loop compiler vmap "
-        # exceptions, streams, legacy aliases, queries
-        "AcceleratorError OutOfMemoryError FatalError Event Stream Storage "
-        "cudnn_is_acceptable is_distributed is_inference init_num_threads set_anomaly_enabled "
-        "thread_safe_generator range solve "
+        # legacy aliases
+        "range "
         # ops
         "binomial conj_physical_ hash_tensor segment_reduce view_as_complex_copy view_as_real_copy "
         # namespaces
-        "hub masked multiprocessing profiler quasirandom signal windows".split()
+        "masked quasirandom signal windows".split()
     ),
     "torch.sparse": set(
         "BFloat16Tensor ByteTensor CharTensor DoubleTensor FloatTensor HalfTensor IntTensor "

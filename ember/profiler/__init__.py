@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import enum
 import functools
-import gzip
-import json
 import os
-import socket
 import time
 
 __all__ = [
@@ -327,6 +324,9 @@ class profile:
 
     def export_chrome_trace(self, path: str) -> None:
         """Write the ranges as a Chrome trace (JSON ``traceEvents``; gzip if ``.gz``)."""
+        import gzip
+        import json
+
         t0 = min((ev.start for ev in self._events), default=0.0)
         pid = os.getpid()
         events = [
@@ -394,6 +394,8 @@ def tensorboard_trace_handler(
     ``{dir_name}/{worker_name}.{timestamp}.pt.trace.json`` (``.gz`` with ``use_gzip``)."""
 
     def handler_fn(prof) -> None:
+        import socket
+
         os.makedirs(dir_name, exist_ok=True)
         name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
         file_name = f"{name}.{time.time_ns()}.pt.trace.json" + (".gz" if use_gzip else "")
