@@ -92,6 +92,10 @@ def searchsorted(
                 raise RuntimeError(f"{op}: sorter index out of range")
             seq = xp.take_along_axis(seq, srt, axis=-1)
     v = xp.asarray(values) if scalar else values._data
+    for a in (seq, v):
+        if a.dtype.kind == "c":  # NumPy orders complex numbers; torch refuses them
+            name = _dtype.SCALAR_NAMES[a.dtype.name]
+            raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{name}'")
     dt = _I32 if out_int32 else _I64
     if xp.device_type == "meta":
         return _out(_wrap(xp.empty(v.shape, dtype=dt)), out)
@@ -135,8 +139,9 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
     for a in (e, t):
-        if a.dtype.kind == "b":
-            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+        if a.dtype.kind in "bc":
+            name = "Bool" if a.dtype.kind == "b" else _dtype.SCALAR_NAMES[a.dtype.name]
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {name}")
     if xp.device_type == "meta":
         return _out(_wrap(xp.empty(e.shape, dtype=bool)), out)
     res = xp.asarray(xp.isin(e, t, assume_unique=assume_unique, invert=invert))
