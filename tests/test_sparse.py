@@ -232,7 +232,16 @@ def test_layout_and_flags():
     assert s.to_sparse_csr().is_sparse_csr and not s.to_sparse_csr().is_sparse
     assert repr(ember.sparse_coo) == "ember.sparse_coo" and repr(ember.jagged) == "ember.jagged"
     assert s.detach().is_sparse and s.data.is_sparse and s.shape == (2, 2) and s.numel() == 4
-    assert ember.sparse.__all__ == ["addmm", "log_softmax", "mm", "softmax", "sum"]
+    assert sorted(ember.sparse.__all__) == [
+        "addmm",
+        "check_sparse_tensor_invariants",
+        "log_softmax",
+        "mm",
+        "sampled_addmm",
+        "softmax",
+        "spdiags",
+        "sum",
+    ]
 
 
 # ---- errors --------------------------------------------------------------------------------------
@@ -280,7 +289,7 @@ def test_errors_match_torch(expr):
 
 
 @pytest.mark.parametrize(
-    "expr", ["ember.exp(s)", "s.view(6)", "s[0]", "s == s", "s.relu()", "ember.ones(3, 2) @ s"]
+    "expr", ["ember.exp(s)", "s.view(6)", "s[0]", "s == s", "s.relu()", "s.cumsum(0)"]
 )
 def test_dense_ops_on_sparse_raise(expr):
     s = ember.sparse_coo_tensor(ember.tensor(IDX), ember.tensor(V), (2, 3))  # noqa: F841

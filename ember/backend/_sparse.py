@@ -341,3 +341,84 @@ def empty_values(dense_shape: tuple, like: np.ndarray) -> np.ndarray:
 def empty_csr(nrows: int):
     """``crow_indices`` and ``col_indices`` of an all-zero CSR matrix."""
     return np.zeros(nrows + 1, _INT), np.zeros(0, _INT)
+
+
+def dense_spmm(d: np.ndarray, mat_t, out_dtype: np.dtype) -> np.ndarray:
+    """``d @ S`` for a dense 1-D or 2-D ``d``, given ``mat_t`` = S^T as CSR: (S^T @ d^T)^T."""
+    if d.ndim == 1:
+        return spmm(mat_t, d, out_dtype)
+    return np.ascontiguousarray(spmm(mat_t, d.T, out_dtype).T)
+
+
+def sparse_product(a, b, out_dtype: np.dtype | None = None):
+    """``a @ b`` for two SciPy CSR matrices, as CSR with sorted column indices."""
+    p = (a @ b).tocsr()
+    p.sort_indices()
+    if out_dtype is not None and p.dtype != out_dtype:
+        p = p.astype(out_dtype)
+    return p
+
+
+def csr_parts(p):
+    """``crow_indices``, ``col_indices`` (int64) and values of a SciPy CSR matrix."""
+    return p.indptr.astype(_INT), p.indices.astype(_INT), p.data
+
+
+def sampled_dots(rows: np.ndarray, cols: np.ndarray, m1: np.ndarray, m2: np.ndarray):
+    """``(m1 @ m2)[rows, cols]`` without the dense product (no conjugation)."""
+    d = m2.T
+    if d.dtype.kind == "c":  # sddmm conjugates its second operand: undo it
+        d = np.conj(d)
+    return sddmm(rows, cols, m1, d)
+
+
+def has_duplicates(a: np.ndarray) -> bool:
+    return np.unique(a).shape[0] != a.shape[0]
+
+
+def diagonal_entries(offsets: np.ndarray, length: int, shape: tuple):
+    """For ``spdiags``: the flat positions in the (k, length) diagonals array of the entries
+    that land inside ``shape``, in (diagonal, column) order, and their (2, n) indices."""
+    j = np.arange(length, dtype=_INT)
+    r = j[None, :] - offsets[:, None]
+    valid = (j[None, :] < shape[1]) & (r >= 0) & (r < shape[0])
+    flat = np.flatnonzero(valid)
+    rows = r.reshape(-1)[flat]
+    cols = np.broadcast_to(j, r.shape).reshape(-1)[flat]
+    return flat.astype(_INT), np.stack([rows, cols]).astype(_INT)
+
+
+def out_of_range(idx: np.ndarray, n: int):
+    """The first index outside [0, n), or None."""
+    bad = np.flatnonzero((idx < 0) | (idx >= n))
+    return int(idx[bad[0]]) if bad.shape[0] else None
+
+
+def select_entries(indices: np.ndarray, dim: int, idx: np.ndarray):
+    """For ``index_select`` on a sparse dim: the stored entries picked (an entry once per
+    position of ``idx`` holding its index), grouped by that position, and their new indices
+    (``dim`` renumbered to the position)."""
+    keys = indices[dim]
+    order = np.argsort(idx, kind="stable")
+    sidx = idx[order]
+    lo = np.searchsorted(sidx, keys, "left")
+    cnt = np.searchsorted(sidx, keys, "right") - lo
+    total = int(cnt.sum())
+    e = np.repeat(np.arange(keys.shape[0], dtype=_INT), cnt)
+    within = np.arange(total, dtype=_INT) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    p = order[np.repeat(lo, cnt) + within]
+    o = np.lexsort((e, p))
+    e, p = e[o], p[o]
+    new = indices[:, e]
+    new[dim] = p
+    return e, new
+
+
+def lookup_slots(src_indices: np.ndarray, indices: np.ndarray, shape: tuple) -> np.ndarray:
+    """The slot of each index column in a coalesced (sorted) source, -1 where it has none."""
+    src = linear_keys(src_indices, shape)
+    keys = linear_keys(indices, shape)
+    if src.shape[0] == 0:
+        return np.full(keys.shape[0], -1, _INT)
+    pos = np.minimum(np.searchsorted(src, keys), src.shape[0] - 1)
+    return np.where(src[pos] == keys, pos, -1).astype(_INT)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ember import _dtype
+from ember._layout import strided as _strided
 from ember.autograd.function import Function
 from ember.ops._dispatch import cj, xp_of
 from ember.ops.pointwise import _out
@@ -204,6 +205,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     _check_tensor("matmul", "input", 1, input)
     _check_tensor("matmul", "other", 2, other)
+    if other.layout is not _strided:  # a sparse second operand: ember.sparse's products
+        return _out(other._rmm(input, "matmul"), out)
     sa, sb = input._data.shape, other._data.shape
     if (
         out is None
@@ -261,6 +264,8 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """
     _check_tensor("mm", "input", 1, input)
     _check_tensor("mm", "mat2", 2, mat2)
+    if mat2.layout is not _strided:  # a sparse second operand: ember.sparse's products
+        return _out(mat2._rmm(input, "mm"), out)
     if input._data.ndim != 2:
         raise RuntimeError(f"self must be a matrix, got {input._data.ndim}-D tensor")
     if mat2._data.ndim != 2:

@@ -7,6 +7,7 @@ from ember._device import device as _device_cls
 from ember._layout import sparse_coo, sparse_csr
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
+from ember.sparse import _ops
 from ember.sparse._array import SparseArray, unsupported
 from ember.sparse._tensor import _sparse_repr
 from ember.tensor import Tensor, _wrap, _wrap_dim
@@ -458,17 +459,33 @@ class SparseTensor(Tensor):
 
     # ---- products and reductions ------------------------------------------------------------
     def mm(self, mat2):
+        if isinstance(mat2, Tensor) and mat2._data.__class__ is SparseArray:
+            return _ops.spspmm(self, mat2, masked=False)
         _check_mm("mm", self, mat2, False)
         return F.mm_sparse(self, mat2)
 
     def matmul(self, other):
+        if isinstance(other, Tensor) and other._data.__class__ is SparseArray:
+            return _ops.spspmm(self, other, masked=False)
         _check_mm("matmul", self, other, True)
         return F.mm_sparse(self, other)
 
     __matmul__ = matmul
 
     def __rmatmul__(self, other):
-        raise unsupported("mm (dense @ sparse)")
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return _ops.rmm(other, self, "matmul", vec_ok=True)
+
+    def _rmm(self, other, op: str):
+        """``other @ self`` for ``ember.mm``/``ember.matmul`` (sparse second operand)."""
+        return _ops.rmm(other, self, op, vec_ok=op == "matmul")
+
+    def index_select(self, dim, index):
+        return _ops.index_select(self, dim, index)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return sum(self, dim, dtype=dtype)
@@ -487,7 +504,14 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str | None = None) -> Tensor:
     """
     if reduce is not None:
         raise NotImplementedError("torch.sparse.mm: reduce= is not implemented in ember")
-    if mat1._data.__class__ is not SparseArray:
+    s1 = mat1._data.__class__ is SparseArray
+    if isinstance(mat2, Tensor) and mat2._data.__class__ is SparseArray:
+        if s1:
+            return _ops.spspmm(mat1, mat2, masked=True)
+        # dense @ sparse as (sparse^T @ dense^T)^T: sparse's gradient masked, as torch's
+        _ops._check_rmm("mm", mat1, mat2, False)
+        return mm(mat2.t(), mat1.t()).t()
+    if not s1:
         return mat1.mm(mat2)
     _check_mm("mm", mat1, mat2, False)
     return F.mm_sparse(mat1, mat2, cls=F.SparseMmMasked)
