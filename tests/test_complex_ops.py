@@ -137,6 +137,10 @@ ERRORS = {
     "masked_fill_real_complex": lambda L, a, b: a.real.masked_fill(a.real > 0, 1j),
     "nan_to_num_grad": lambda L, a, b: L.nan_to_num(a.requires_grad_()),
     "silu_grad": lambda L, a, b: F(L).silu(a.requires_grad_()),
+    "isin": lambda L, a, b: L.isin(a, b),
+    "isin_real_complex": lambda L, a, b: L.isin(a.real, b),
+    "searchsorted": lambda L, a, b: L.searchsorted(a[0], b[0]),
+    "bucketize": lambda L, a, b: L.bucketize(a, b[0].real),
 }
 
 
