@@ -142,7 +142,9 @@ globals().update(_linalg_qr_top)  # torch.qr differs from torch.linalg.qr
 from ember.ops.linalg_lstsq import *  # noqa: F401,F403,E402
 from ember.ops.linalg_lstsq import _TOP as _linalg_lstsq_top  # noqa: E402
 globals().update(_linalg_lstsq_top)  # torch.lstsq/matrix_rank: removed stubs
-from ember.random import *  # noqa: F401,F403,E402
+from ember import random as _random  # noqa: E402
+
+globals().update({_n: getattr(_random, _n) for _n in _random.TOP_LEVEL})
 from ember import linalg, return_types, special, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401
@@ -209,7 +211,9 @@ from ember.sparse._methods import hspmm, smm, spmm  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
 from ember.ops.memory import *  # noqa: F401,F403,E402
 from ember.ops.legacy import *  # noqa: F401,F403,E402
-from ember.storage import *  # noqa: F401,F403,E402
+from ember import storage as _storage_mod  # noqa: E402
+
+globals().update({_n: getattr(_storage_mod, _n) for _n in _storage_mod.TOP_LEVEL})
 from ember.utils.summary import summary  # noqa: F401,E402
 from ember._environment import *  # noqa: F401,F403,E402
 from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402

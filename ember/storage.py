@@ -17,7 +17,9 @@ from ember import _dtype, backend
 from ember._device import CPU, META
 from ember._device import device as _device
 
-__all__ = [
+# torch.storage's public names; ``ember`` itself exports TOP_LEVEL (``torch.FloatStorage``...)
+__all__ = ["TypedStorage", "UntypedStorage"]
+TOP_LEVEL = [
     "TypedStorage",
     "UntypedStorage",
     "BoolStorage",
@@ -315,7 +317,7 @@ for _name, _dt in (
     if hasattr(_dtype, _dt):  # the dtypes joining ember in issue 12
         globals()[_name] = _legacy(_name, getattr(_dtype, _dt))
         _MORE.append(globals()[_name])
-        __all__.append(_name)
+        TOP_LEVEL.append(_name)
 _LEGACY = {
     c._legacy_dtype.name: c
     for c in (

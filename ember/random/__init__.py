@@ -41,17 +41,28 @@ from ember.random.creation import (
 from ember.random.generator import (
     Generator,
     default_generator,
-    fork_rng,  # noqa: F401  (ember.random.fork_rng; not exported to ember, as in torch)
+    fork_rng,
     get_rng_state,
     initial_seed,
     manual_seed,
     seed,
     set_rng_state,
-    thread_safe_generator,  # noqa: F401  (as fork_rng)
+    thread_safe_generator,
 )
 from ember.random.sampling import bernoulli, multinomial, normal, poisson
 
+# torch.random's public names; ``ember`` itself exports ``TOP_LEVEL`` (the random ops live at
+# ``torch.rand``..., not ``torch.random.rand``)
 __all__ = [
+    "set_rng_state",
+    "get_rng_state",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "fork_rng",
+    "thread_safe_generator",
+]
+TOP_LEVEL = (
     "Generator",
     "default_generator",
     "manual_seed",
@@ -70,4 +81,4 @@ __all__ = [
     "poisson",
     "rand_like",
     "randn_like",
-]
+)

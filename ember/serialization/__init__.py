@@ -38,7 +38,7 @@ from ember.serialization._atomic import atomic_write
 from ember.serialization._rebuild import UntypedStorage
 from ember.serialization._zip import ZipError, ZipWriter
 
-__all__ = ["save", "load", "UnpicklingError", "UntypedStorage"]
+__all__ = ["save", "load"]  # torch.serialization's names that ember has
 
 DEFAULT_PROTOCOL = 2
 
