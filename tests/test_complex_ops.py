@@ -141,6 +141,10 @@ ERRORS = {
     "isin_real_complex": lambda L, a, b: L.isin(a.real, b),
     "searchsorted": lambda L, a, b: L.searchsorted(a[0], b[0]),
     "bucketize": lambda L, a, b: L.bucketize(a, b[0].real),
+    "zeta": lambda L, a, b: L.special.zeta(a, b),
+    "igamma": lambda L, a, b: L.igamma(a, b),
+    "igammac": lambda L, a, b: L.special.gammaincc(a, b),
+    "xlog1py": lambda L, a, b: L.special.xlog1py(a, b),
 }
 
 

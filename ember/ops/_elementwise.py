@@ -4,6 +4,8 @@ dtype helpers, the one-input ``Function`` bases and the wrapper for binary opera
 
 from __future__ import annotations
 
+import sys
+
 from ember import _dtype, backend
 from ember.autograd.function import Function
 from ember.ops._dispatch import promote, xp_of
@@ -110,6 +112,17 @@ def _complex_unsupported(op: str, npd):
     raise NotImplementedError(f"\"{op}\" not implemented for '{name}'")
 
 
+def _caller_kernel() -> str:
+    """torch's kernel name for the public op that called ``_floating_pair`` (``xlog1py`` ->
+    ``"xlog1py_cpu"``); runs only on the error path. A ``_<op>_args`` helper in between
+    names its own caller."""
+    frame = sys._getframe(2)
+    name = frame.f_code.co_name
+    if name.endswith("_args"):
+        name = frame.f_back.f_code.co_name
+    return name.strip("_") + "_cpu"
+
+
 def _floating_pair(a, b, op: str = ""):
     """Both operands in the default float dtype when their promoted dtype is not floating;
     complex operands raise torch's error for kernel ``op`` (e.g. ``"atan2_cpu"``)."""
@@ -117,7 +130,7 @@ def _floating_pair(a, b, op: str = ""):
     if dt.kind in "fV":
         return a, b
     if dt.kind == "c":
-        _complex_unsupported(op or "binary op", dt)
+        _complex_unsupported(op or _caller_kernel(), dt)
     f = _dtype.get_default_dtype()._np
     return tuple(_wrap(x._data.astype(f)) if isinstance(x, Tensor) else float(x) for x in (a, b))
 
