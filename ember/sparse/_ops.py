@@ -297,7 +297,7 @@ def index_select(s: Tensor, dim: int, index: Tensor) -> Tensor:
     shape[d] = idx.shape[0]
     if d >= sd:  # a dense dim: the dense op on the values
         v = F.values_of(s).index_select(d - sd + 1, index.long())
-        return F.make(v, SparseArray(sparse_coo, shape, v._data, a.indices, a.coalesced))
+        return F.make(v, SparseArray(sparse_coo, shape, v._data, a.indices, coalesced=a.coalesced))
     entries, new_idx = _k.select_entries(a.indices, d, idx)
     v = F.values_of(s)[_wrap(entries)]
     return F.make(v, SparseArray(sparse_coo, shape, v._data, new_idx))
@@ -349,7 +349,7 @@ def sparse_mask(self: Tensor, mask: Tensor) -> Tensor:
         v = v[_wrap(slots)]
     else:
         v = self[tuple(_wrap(r) for r in m.indices)]
-    return F.make(v, SparseArray(sparse_coo, m.shape, v._data, m.indices, m.coalesced))
+    return F.make(v, SparseArray(sparse_coo, m.shape, v._data, m.indices, coalesced=m.coalesced))
 
 
 # ---- invariant checks ------------------------------------------------------------------------
