@@ -373,25 +373,24 @@ def solve_triangular(
         tensor([[1.],
                 [1.]])
     """
-    for t in (A, B):
-        _check_float(t, "linalg.solve_triangular", kinds="fcV")
     _square(A, "linalg.solve_triangular")
     if B._data.ndim < 2:
         raise RuntimeError(
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
         )
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            "linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    d = A._data.dtype
+    if d.kind not in "fc" or d.itemsize == 2:
+        # NOTE: matches torch: A's dtype picks the kernel (B is cast to it); no half precision
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_tname(d)}'")
     if not left:  # X A = B  <=>  A^T X^T = B^T
         result = solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
         return result if out is None else _out(result, out)
-    n, k = A.shape[-1], B.shape[-2]
-    if n != k:
-        raise RuntimeError(
-            "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
-            f"({A.shape[-2]}x{n} and {k}x{B.shape[-1]})"
-        )
-    d = A._data.dtype
-    if d.itemsize == 2:  # NOTE: matches torch: no half precision triangular solve on the CPU
-        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_tname(d)}'")
     # NOTE: matches torch: the result has A's dtype, whatever B's is
     B = B.to(A.dtype)
     if A.ndim > 2:  # a 2-D A stays one matrix: one BLAS call takes the whole batch of B

@@ -1,5 +1,8 @@
 """torch.linalg's solvers and their old top-level names (ember/ops/linalg_solve.py) against
-torch: values and gradients in float64, gradcheck/gradgradcheck, errors, meta shapes."""
+torch: values and gradients in float64, gradcheck/gradgradcheck, errors, meta shapes, complex
+values, singular input (det's double backward, inv_ex/solve_ex gradients). The LU, LDL and
+Cholesky family (ember/ops/linalg_lu.py) is tested in tests/test_linalg_lu.py with these
+helpers."""
 
 from __future__ import annotations
 
@@ -43,79 +46,6 @@ CASES = [
     ("solve_vec1", lambda L, a, b: L.linalg.solve(a, b), (A, B[0, :, 0]), True),
     ("solve_left", lambda L, a, b: L.linalg.solve(a, b, left=False), (A, B.swapaxes(-1, -2)), True),
     ("solve_ex", lambda L, a, b: L.linalg.solve_ex(a, b), (A, B), True),
-    ("lu_factor", lambda L, a: L.linalg.lu_factor(a), (A,), True),
-    ("lu_factor_wide", lambda L, a: L.linalg.lu_factor(a), (A[..., :3, :],), True),
-    ("lu_factor_tall", lambda L, a: L.linalg.lu_factor(a), (A[..., :3],), True),
-    ("lu_factor_ex", lambda L, a: L.linalg.lu_factor_ex(a), (A,), True),
-    ("lu", lambda L, a: L.linalg.lu(a), (A,), True),
-    ("lu_wide", lambda L, a: L.linalg.lu(a), (A[..., :3, :],), True),
-    ("lu_tall", lambda L, a: L.linalg.lu(a), (A[..., :3],), True),
-    ("torch_lu", lambda L, a: _quiet(L.lu, a, get_infos=True), (A,), True),
-    ("lu_solve", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b), (A, B), True),
-    (
-        "lu_solve_adjoint",
-        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
-        (A, B),
-        True,
-    ),
-    (
-        "lu_solve_right",
-        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT, left=False),
-        (A, B),
-        True,
-    ),
-    (
-        "lu_solve_right_adjoint",
-        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT, left=False, adjoint=True),
-        (A, B),
-        True,
-    ),
-    ("lu_solve_bcast", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b), (A1, B), True),
-    ("torch_lu_solve", lambda L, a, b: _quiet(L.lu_solve, b, *L.linalg.lu_factor(a)), (A, B), True),
-    ("lu_unpack", lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a)), (A,), True),
-    (
-        "lu_unpack_flags",
-        lambda L, a: L.lu_unpack(*L.linalg.lu_factor(a), unpack_data=False)[0],
-        (A[..., :3],),
-        False,
-    ),
-    ("ldl_factor", lambda L, a: L.linalg.ldl_factor(a), (S - 6 * np.eye(4),), False),
-    ("ldl_factor_ex", lambda L, a: L.linalg.ldl_factor_ex(a, hermitian=True), (S,), False),
-    (
-        "ldl_solve",
-        lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
-        (S - 6 * np.eye(4), B),
-        False,
-    ),
-    ("cholesky_ex", lambda L, a: L.linalg.cholesky_ex(a), (S,), True),
-    ("cholesky_ex_upper", lambda L, a: L.linalg.cholesky_ex(a, upper=True), (S,), True),
-    ("cholesky_ex_fail", lambda L, a: L.linalg.cholesky_ex(a), (S - 8 * np.eye(4),), False),
-    (
-        "cholesky_solve",
-        lambda L, a, b: L.cholesky_solve(b, L.linalg.cholesky(a)),
-        (S, B),
-        True,
-    ),
-    (
-        "cholesky_solve_upper",
-        lambda L, a, b: L.cholesky_solve(b, L.linalg.cholesky(a, upper=True), upper=True),
-        (S, B),
-        True,
-    ),
-    ("cholesky_inverse", lambda L, a: L.cholesky_inverse(L.linalg.cholesky(a)), (S,), True),
-    ("triangular_solve", lambda L, a, b: _quiet(L.triangular_solve, b, a), (WC, B), True),
-    (
-        "triangular_solve_t",
-        lambda L, a, b: _quiet(L.triangular_solve, b, a, upper=False, transpose=True),
-        (WC, B),
-        True,
-    ),
-    (
-        "triangular_solve_bcast",
-        lambda L, a, b: _quiet(L.triangular_solve, b, a, unitriangular=True),
-        (A1, B),
-        True,
-    ),
     ("matrix_power_5", lambda L, a: L.linalg.matrix_power(a, 5), (A,), True),
     ("matrix_power_neg", lambda L, a: L.matrix_power(a, -3), (WC,), True),
     ("matrix_power_0", lambda L, a: L.linalg.matrix_power(a, 0), (A,), False),
@@ -219,24 +149,8 @@ GRAD = [
         lambda a, b: ember.linalg.solve(_wc(ember, a), b, left=False),
         ((3, 3), (2, 2, 3)),
     ),
-    ("lu_factor", lambda a: ember.linalg.lu_factor(_wc(ember, a)).LU, ((2, 3, 3),)),
-    ("lu_factor_wide", lambda a: ember.linalg.lu_factor(a).LU, ((2, 4),)),
-    ("lu_factor_tall", lambda a: ember.linalg.lu_factor(a).LU, ((4, 2),)),
-    ("lu", lambda a: ember.linalg.lu(a)[1:], ((3, 3),)),
-    (
-        "lu_solve",
-        lambda a, b: ember.linalg.lu_solve(*ember.linalg.lu_factor(_wc(ember, a)), b, adjoint=True),
-        ((3, 3), (2, 3, 2)),
-    ),
     ("matrix_exp", lambda a: ember.linalg.matrix_exp(a), ((2, 3, 3),)),
     ("matrix_power", lambda a: ember.linalg.matrix_power(_wc(ember, a), -2), ((3, 3),)),
-    (
-        "cholesky_solve",
-        lambda a, b: ember.cholesky_solve(
-            b, ember.linalg.cholesky(a @ a.mT + 3 * ember.eye(3, dtype=a.dtype))
-        ),  # fmt: skip
-        ((3, 3), (3, 2)),
-    ),
     (
         "tensorinv",
         lambda a: ember.linalg.tensorinv(_wc(ember, a).reshape(2, 2, 4), ind=2),
@@ -257,13 +171,6 @@ def test_gradcheck_and_gradgradcheck(name, fn, shapes):
     assert ember.autograd.gradgradcheck(fn, xs, atol=1e-5, rtol=1e-3)
 
 
-def test_ldl_has_no_derivative():
-    a = ember.tensor(S[0]).requires_grad_(True)
-    LD, _ = ember.linalg.ldl_factor(a)
-    with pytest.raises(RuntimeError, match="derivative for 'linalg_ldl_factor_ex' is not"):
-        LD.sum().backward()
-
-
 # ---- singular and failing input ---------------------------------------------------------------
 SING = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])
 
@@ -274,12 +181,8 @@ SING = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])
     [
         lambda L, a: L.linalg.inv_ex(a),
         lambda L, a: L.linalg.solve_ex(a, L.ones(2, 2, dtype=a.dtype)),
-        lambda L, a: L.linalg.lu_factor_ex(a),
-        lambda L, a: L.linalg.ldl_factor_ex(a),
-        lambda L, a: L.linalg.cholesky_ex(a),
         lambda L, a: L.linalg.slogdet(a),
         lambda L, a: L.linalg.det(a),
-        lambda L, a: _quiet(L.lu, a[1]),
     ],
 )
 def test_singular_results_match_torch(fn):
@@ -337,29 +240,6 @@ ERRORS = [
     lambda L: L.det(L.zeros(2, 2, dtype=L.int64)),
     lambda L: L.linalg.slogdet(L.zeros(2, 3)),
     lambda L: L.logdet(L.zeros(2, 3)),
-    lambda L: L.linalg.lu_factor(L.from_numpy(SING)),
-    lambda L: L.linalg.lu_factor(L.from_numpy(SING[1])),
-    lambda L: L.linalg.lu_factor_ex(L.from_numpy(SING), check_errors=True),
-    lambda L: L.linalg.lu_factor(L.zeros(3)),
-    lambda L: L.linalg.lu_factor(L.eye(2), pivot=False),
-    lambda L: L.linalg.lu_factor(L.eye(2, dtype=L.int64)),
-    lambda L: L.linalg.lu(L.zeros(3)),
-    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(2)), L.ones(3, 1)),
-    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(2)), L.ones(1, 3), left=False),
-    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(2)), L.ones(2)),
-    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.eye(2)), L.ones(2, 1, dtype=L.float64)),
-    lambda L: L.linalg.ldl_factor(L.zeros(2, 3)),
-    lambda L: L.linalg.ldl_factor(L.eye(2, dtype=L.int64)),
-    lambda L: L.linalg.ldl_solve(*L.linalg.ldl_factor(L.eye(2)), L.ones(3, 1)),
-    lambda L: L.linalg.cholesky_ex(L.from_numpy(-SING), check_errors=True),
-    lambda L: L.linalg.cholesky_ex(L.zeros(2, 3)),
-    lambda L: L.cholesky_solve(L.ones(2), L.eye(2)),
-    lambda L: L.cholesky_solve(L.ones(3, 1), L.eye(2)),
-    lambda L: L.cholesky_solve(L.ones(2, 1, dtype=L.float64), L.eye(2)),
-    lambda L: L.cholesky_inverse(L.zeros(2, 3)),
-    lambda L: L.cholesky_inverse(L.zeros(3)),
-    lambda L: _quiet(L.triangular_solve, L.ones(2), L.eye(2)),
-    lambda L: _quiet(L.triangular_solve, L.ones(3, 1), L.eye(2)),
     lambda L: L.linalg.matrix_power(L.zeros(2, 3), 2),
     lambda L: L.linalg.matrix_power(L.eye(2), 2.0),
     lambda L: L.linalg.matrix_power(L.eye(2, dtype=L.int64), -1),
@@ -395,26 +275,6 @@ def test_linalg_error_is_ember_linalgerror():
         ember.linalg.inv(ember.tensor(SING))
 
 
-@pytest.mark.parametrize(
-    "fn,message",
-    [
-        (lambda: ember.lu(ember.eye(2)), "torch.lu is deprecated"),
-        (lambda: ember.eye(2).lu(), "torch.lu is deprecated"),
-        (
-            lambda: ember.lu_solve(ember.ones(2, 1), *ember.linalg.lu_factor(ember.eye(2))),
-            "torch.lu_solve is deprecated",
-        ),  # fmt: skip
-        (
-            lambda: ember.triangular_solve(ember.ones(2, 1), ember.eye(2)),
-            "torch.triangular_solve is deprecated",
-        ),  # fmt: skip
-    ],
-)
-def test_deprecated_names_warn(fn, message):
-    with pytest.warns(UserWarning, match=message):
-        fn()
-
-
 # ---- meta shapes -------------------------------------------------------------------------------
 META = [
     lambda L, a, b: L.linalg.inv(a),
@@ -425,12 +285,6 @@ META = [
     lambda L, a, b: L.linalg.solve(a, b),
     lambda L, a, b: L.linalg.solve(a, b[..., 0]),
     lambda L, a, b: L.linalg.solve_ex(a, b),
-    lambda L, a, b: L.linalg.lu_factor_ex(a),
-    lambda L, a, b: L.linalg.lu_factor_ex(a[..., :3]),
-    lambda L, a, b: L.linalg.ldl_factor_ex(a),
-    lambda L, a, b: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), b),
-    lambda L, a, b: L.linalg.cholesky_ex(a),
-    lambda L, a, b: L.cholesky_solve(b, a),
     lambda L, a, b: L.linalg.matrix_exp(a),
     lambda L, a, b: L.linalg.matrix_power(a, 3),
     lambda L, a, b: L.linalg.vecdot(a, b[..., :1], dim=-2),
@@ -447,3 +301,138 @@ def test_meta_shapes(fn):
     for g, w in zip(got, want):
         assert g.device.type == "meta"
         assert (g.shape, g.dtype) == (w.shape, w.dtype)
+
+
+@pytest.mark.parametrize("dtype", [ember.float64, ember.complex128])
+def test_meta_shapes_slogdet_and_inverse(dtype):
+    a = ember.tensor(S).to(dtype)
+    for fn in (ember.linalg.slogdet, ember.linalg.inv_ex, ember.logdet):
+        want = fn(a)
+        got = fn(a.to("meta"))
+        got, want = (x if isinstance(x, tuple) else (x,) for x in (got, want))
+        for g, w in zip(got, want):
+            assert (g.device.type, g.shape, g.dtype) == ("meta", w.shape, w.dtype)
+
+
+# ---- singular input: graphs and second derivatives, as torch ----------------------------------
+def _both():
+    return ((ember, ember.tensor), (torch, lambda x: torch.from_numpy(np.array(x))))
+
+
+@needs_torch
+@pytest.mark.parametrize("which", ["inv_ex", "solve_ex", "solve_ex_right"])
+def test_ex_gradients_with_a_singular_batch_element_match_torch(which):
+    # NOTE: matches torch: a singular element keeps its graph (its gradient is inf/nan)
+    res = []
+    for L, conv in _both():
+        a = conv(SING).requires_grad_(True)
+        if which == "inv_ex":
+            r = L.linalg.inv_ex(a).inverse
+        elif which == "solve_ex":
+            r = L.linalg.solve_ex(a, L.ones(2, 2, 1, dtype=a.dtype)).result
+        else:
+            r = L.linalg.solve_ex(a, L.ones(2, 3, 2, dtype=a.dtype), left=False).result
+        assert r.requires_grad
+        (g,) = L.autograd.grad((r * conv(np.cos(np.arange(r.numel())).reshape(r.shape))).sum(), a)
+        res.append((r.detach().numpy(), g.numpy()))
+    (er, eg), (tr, tg) = res
+    np.testing.assert_array_equal(er, tr)
+    np.testing.assert_allclose(eg, tg, rtol=1e-12)
+
+
+DET_SINGULAR = [
+    ("rank1_2x2", SING[1]),
+    ("rank2_3x3", np.arange(1.0, 10.0).reshape(3, 3)),
+    ("batch_with_identity", SING),
+    ("zeros_rank0", np.zeros((3, 3))),  # nan second derivative, as torch (repeated zero s)
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("name,a", DET_SINGULAR, ids=[d[0] for d in DET_SINGULAR])
+def test_det_double_backward_at_singular_matrix_matches_torch(name, a):
+    res = []
+    for L, conv in _both():
+        x = conv(a).requires_grad_(True)
+        (g,) = L.autograd.grad(L.linalg.det(x).sum(), x, create_graph=True)
+        w = conv(np.cos(np.arange(a.size)).reshape(a.shape))
+        (gg,) = L.autograd.grad((g * w).sum(), x)
+        res.append((g.detach().numpy(), gg.numpy()))
+    (eg, egg), (tg, tgg) = res
+    np.testing.assert_allclose(eg, tg, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(egg, tgg, rtol=1e-9, atol=1e-12)
+
+
+def test_det_gradgradcheck_at_singular_matrix():
+    a = ember.tensor(np.arange(1.0, 10.0).reshape(3, 3)).requires_grad_(True)
+    assert ember.autograd.gradgradcheck(ember.linalg.det, (a,))
+
+
+# ---- complex values ---------------------------------------------------------------------------
+def _c(shape, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+CA = _c((2, 4, 4), 1) + 3 * np.eye(4)
+CB = _c((2, 4, 2), 2)
+CV = _c((2, 4), 3)
+COMPLEX = [
+    ("inv", lambda L, a, b, v: L.linalg.inv(a)),
+    ("inverse", lambda L, a, b, v: L.inverse(a)),
+    ("inv_ex", lambda L, a, b, v: L.linalg.inv_ex(a)),
+    ("det", lambda L, a, b, v: L.linalg.det(a)),
+    ("top_det", lambda L, a, b, v: L.det(a)),
+    ("slogdet", lambda L, a, b, v: L.linalg.slogdet(a)),
+    ("top_slogdet", lambda L, a, b, v: L.slogdet(a)),
+    ("logdet", lambda L, a, b, v: L.logdet(a)),
+    ("solve", lambda L, a, b, v: L.linalg.solve(a, b)),
+    ("solve_right", lambda L, a, b, v: L.linalg.solve(a, b.mT, left=False)),
+    ("solve_vec", lambda L, a, b, v: L.linalg.solve(a, v)),
+    ("solve_ex", lambda L, a, b, v: L.linalg.solve_ex(a, b)),
+    ("matrix_power", lambda L, a, b, v: L.linalg.matrix_power(a, 3)),
+    ("matrix_power_neg", lambda L, a, b, v: L.matrix_power(a, -2)),
+    ("matrix_power_0", lambda L, a, b, v: L.linalg.matrix_power(a, 0)),
+    ("matrix_exp", lambda L, a, b, v: L.linalg.matrix_exp(a)),
+    ("tensorinv", lambda L, a, b, v: L.linalg.tensorinv(a[0].reshape(4, 2, 2), ind=1)),
+    (
+        "tensorsolve",
+        lambda L, a, b, v: L.linalg.tensorsolve(a[0].reshape(2, 2, 4), v[0].reshape(2, 2)),
+    ),
+    ("vander", lambda L, a, b, v: L.linalg.vander(v, N=3)),
+    ("vecdot", lambda L, a, b, v: L.linalg.vecdot(v, v[0])),
+    ("diagonal", lambda L, a, b, v: L.linalg.diagonal(a)),
+    ("trace", lambda L, a, b, v: L.trace(a[0])),
+    (
+        "methods",
+        lambda L, a, b, v: (
+            a[0].inverse(),
+            a[0].det(),
+            a[0].logdet(),
+            a[0].slogdet()[1],
+            a[0].matrix_power(2),
+            a[0].matrix_exp(),
+            a[0].trace(),
+        ),  # fmt: skip
+    ),
+]
+
+
+def complex_parity(fn, arrays, dtype):
+    """Values, dtypes and shapes of ``fn(lib, *tensors)`` for complex inputs, ember vs torch."""
+    res = []
+    for L, conv in _both():
+        out = fn(L, *[conv(x.astype(dtype)) for x in arrays])
+        res.append(out if isinstance(out, tuple) else (out,))
+    tol = 1e-9 if dtype == np.complex128 else 1e-4
+    assert len(res[0]) == len(res[1])
+    for e, t in zip(*res):
+        assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_allclose(e.numpy(), t.resolve_conj().numpy(), rtol=tol, atol=tol)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("name,fn", COMPLEX, ids=[c[0] for c in COMPLEX])
+def test_complex_values_match_torch(name, fn, dtype):
+    complex_parity(fn, (CA, CB, CV), dtype)

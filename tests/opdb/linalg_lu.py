@@ -36,7 +36,6 @@ ROWS = [
         lambda b, x: np.linalg.solve(_np_wc(x), b),
         RHS,
         dtypes=F,
-        meta=False,
     ),
     OpInfo(
         "lu_unpack",
@@ -44,7 +43,6 @@ ROWS = [
         None,
         SQ + [Sample(((3, 4),), name="wide"), Sample(((2, 4, 3),), name="tall")],
         dtypes=F,
-        meta=False,
     ),
     OpInfo("lu", lambda lib, x: _quiet(lib.lu, x), None, SQ, dtypes=F),
     OpInfo("lu", lambda lib, x: _quiet(x.lu, get_infos=True), None, SQ[1:], dtypes=F),
