@@ -433,7 +433,9 @@ class SparseTensor(Tensor):
             v = F.values_of(self).transpose(d0 - sd + 1, d1 - sd + 1)
             shape = list(a.shape)
             shape[d0], shape[d1] = shape[d1], shape[d0]
-            return F.make(v, SparseArray(sparse_coo, shape, v._data, a.indices, coalesced=a.coalesced))
+            return F.make(
+                v, SparseArray(sparse_coo, shape, v._data, a.indices, coalesced=a.coalesced)
+            )
         raise RuntimeError(
             f"transpose(): can't transpose a sparse dim with a dense dim (dims {d0} and {d1}, "
             f"sparse_dim {sd})"
