@@ -220,6 +220,7 @@ def _empty_batch(func, flat, dims, spec, out_dims, kwargs):
             shape = list(x.shape)
             del shape[d]
             leaves.append(empty(shape, dtype=x.dtype, device="meta"))
+    device = next(x.device for x, d in zip(flat, dims, strict=True) if d is not None)
     probe = func(*tree_unflatten(leaves, spec), **kwargs)
     pflat, ospec = tree_flatten(probe)
     odims = _out_dims(func, out_dims, ospec)
@@ -235,5 +236,5 @@ def _empty_batch(func, flat, dims, spec, out_dims, kwargs):
             )
         shape = list(v.shape)
         shape.insert(d if d >= 0 else len(shape) + 1 + d, 0)
-        result.append(empty(shape, dtype=v.dtype, device=flat[0].device))
+        result.append(empty(shape, dtype=v.dtype, device=device))
     return tree_unflatten(result, ospec)
