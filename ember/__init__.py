@@ -266,3 +266,22 @@ def __getattr__(name: str):
 
         return _LEGACY.get(get_default_dtype().name, FloatStorage)  # noqa: F405
     return _unsupported.module_getattr(__name__, name)
+from ember import amp  # noqa: F401,E402  (torch.amp)
+from ember.amp import GradScaler, autocast  # noqa: F401,E402
+from ember._autocast import (  # noqa: F401,E402  (torch's autocast state functions)
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)

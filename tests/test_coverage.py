@@ -68,12 +68,6 @@ NOT_YET: dict[str, set[str]] = {
         "values_copy dsmm hsmm saddmm sspaddmm resize_as_sparse_ "
         # linalg
         "cholesky lobpcg pca_lowrank svd_lowrank native_norm "
-        # autocast on the CPU (bfloat16/float16 exist now) and torch.amp
-        "amp autocast GradScaler autocast_decrement_nesting autocast_increment_nesting "
-        "clear_autocast_cache get_autocast_cpu_dtype get_autocast_dtype get_autocast_gpu_dtype "
-        "is_autocast_cache_enabled is_autocast_cpu_enabled is_autocast_enabled "
-        "set_autocast_cache_enabled set_autocast_cpu_dtype set_autocast_cpu_enabled "
-        "set_autocast_dtype set_autocast_enabled set_autocast_gpu_dtype "
         # functional recurrent ops (ember.nn has the layers)
         "gru lstm rnn_relu rnn_tanh "
         # legacy aliases

@@ -115,3 +115,6 @@ class StreamContext:
 def stream(stream) -> StreamContext:
     """Run a block on ``stream``: a no-op on the CPU."""
     return StreamContext(stream)
+
+
+from ember.cpu import amp  # noqa: E402,F401  (torch.cpu.amp)
