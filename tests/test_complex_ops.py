@@ -174,6 +174,9 @@ def test_errors_match_torch(name):
         lambda L: F(L).softplus(L.tensor([1j])),
         lambda L: L.softmax(L.tensor([1j]), 0),
         lambda L: ~L.tensor([1j]),
+        lambda L: L.ones(3, 4) @ L.ones(4, 2, dtype=L.complex64),
+        lambda L: L.mm(L.ones(3, 4, dtype=L.complex128), L.ones(4, 2, dtype=L.complex64)),
+        lambda L: L.bmm(L.ones(1, 3, 3), L.ones(1, 3, 3, dtype=L.complex64)),
     ],
 )
 def test_activation_errors_start_with_torchs(call):
@@ -230,14 +233,25 @@ CASES = {
     ),
     "linear_1d_weight": (lambda L, a, b: F(L).linear(a, b[0]), [A2, B2]),
     "rpow_complex": (lambda L, a: (1 + 1j) ** a, [A2]),
+    "conv2d": (
+        lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1, stride=2),
+        [_z(2, 2, 5, 5), _z(3, 2, 3, 3), _z(3)],
+    ),
+    "conv1d_groups": (lambda L, x, w: F(L).conv1d(x, w, groups=2), [_z(1, 4, 7), _z(4, 2, 3)]),
+    "conv_transpose2d": (
+        lambda L, x, w, b: F(L).conv_transpose2d(x, w, b, stride=2, padding=1),
+        [_z(2, 3, 4, 4), _z(3, 2, 3, 3), _z(2)],
+    ),
     "linear": (lambda L, a, b: F(L).linear(a, b[:2], b[2, :2]), [A2, B2]),
     "det": (lambda L, a: L.linalg.det(a), [S]),
     "slogdet_sign": (lambda L, a: L.linalg.slogdet(a)[0], [S]),
     "slogdet_both": (lambda L, a: L.linalg.slogdet(a)[0] * L.linalg.slogdet(a)[1], [S]),
     "logdet": (lambda L, a: L.logdet(a), [S]),
 }
-# composed in ember (a different last node), or a view in torch that ember materializes
+# composed in ember or in torch (torch's complex conv is three real ones, an AddBackward0), or
+# a view in torch that ember materializes
 NODE_DIFFERS = {"mH", "adjoint", "H", "logdet", "slogdet_both", "dist", "dist_1"}
+NODE_DIFFERS |= {"conv2d", "conv1d_groups", "conv_transpose2d"}
 
 
 def _close(a, b, rtol=1e-9):
@@ -279,6 +293,8 @@ GRADCHECK = [
     "mH",
     "linear",
     "rpow_complex",
+    "conv1d_groups",
+    "conv_transpose2d",
     "dist",
     "det",
     "slogdet_both",

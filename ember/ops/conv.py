@@ -39,7 +39,7 @@ from itertools import product
 
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 
 # ---- geometry ---------------------------------------------------------------------------------
 
@@ -282,6 +282,8 @@ class Conv(Function):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         g = ctx.g
         col = ctx.__dict__.pop("col", None)
+        if x._data.dtype.kind == "c":  # complex: the adjoints conjugate x and w
+            x, w, col = cj(x), cj(w), None
         # both products read gy in the GEMM layout: lay it out once
         cols = _to_cols(gy._data, g) if need_x and need_w and col is not None else None
         gx = ConvTranspose.apply(gy, w, None, g, cols) if need_x else None
@@ -311,6 +313,7 @@ class ConvTranspose(Function):
         y, w = ctx.saved_tensors
         need_y, need_w, need_b = ctx.needs_input_grad[:3]
         g = ctx.g
+        y, w = cj(y), cj(w)  # complex: the adjoints conjugate y and w
         gy = Conv.apply(gx, w, None, g) if need_y else None
         # x = A_w^T y: <gx, A_w^T y> = <A_w gx, y>, the weight gradient of a conv of gx by y
         gw = ConvWeightGrad.apply(gx, y, g, None) if need_w else None
@@ -338,6 +341,7 @@ class ConvWeightGrad(Function):
         x, gy = ctx.saved_tensors
         need_x, need_gy = ctx.needs_input_grad[:2]
         g = ctx.g
+        x, gy = cj(x), cj(gy)  # complex: the adjoints conjugate x and gy
         # <gg, dw(x, gy)> = <A_gg x, gy>
         gx = ConvTranspose.apply(gy, gg, None, g) if need_x else None
         ggy = Conv.apply(x, gg, None, g) if need_gy else None

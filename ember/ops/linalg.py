@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember._layout import strided as _strided
 from ember.autograd.function import Function
@@ -30,6 +31,9 @@ _CNAME = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+    "bfloat16": "c10::BFloat16",
 }
 _SNAME = _dtype.SCALAR_NAMES
 
@@ -205,6 +209,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     _check_tensor("matmul", "input", 1, input)
     _check_tensor("matmul", "other", 2, other)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, other = _ac.low(input, other)
     if other.layout is not _strided:  # a sparse second operand: ember.sparse's products
         return _out(other._rmm(input, "matmul"), out)
     sa, sb = input._data.shape, other._data.shape
@@ -264,6 +270,8 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """
     _check_tensor("mm", "input", 1, input)
     _check_tensor("mm", "mat2", 2, mat2)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, mat2 = _ac.low(input, mat2)
     if mat2.layout is not _strided:  # a sparse second operand: ember.sparse's products
         return _out(mat2._rmm(input, "mm"), out)
     if input._data.ndim != 2:
@@ -298,6 +306,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """
     _check_tensor("bmm", "input", 1, input)
     _check_tensor("bmm", "mat2", 2, mat2)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, mat2 = _ac.low(input, mat2)
     _check_bmm(input, mat2)
     if input._data.dtype != mat2._data.dtype:
         raise RuntimeError(
