@@ -112,6 +112,9 @@ globals().update(_linalg_solve_top)  # torch.det, slogdet... differ from torch.l
 from ember.ops.linalg_lu import *  # noqa: F401,F403,E402
 from ember.ops.linalg_lu import _TOP as _linalg_lu_top  # noqa: E402
 globals().update(_linalg_lu_top)  # torch.lu, lu_solve differ from torch.linalg's
+from ember.ops.linalg_matrix import *  # noqa: F401,F403,E402
+from ember.ops.linalg_matrix import _TOP as _linalg_matrix_top  # noqa: E402
+globals().update(_linalg_matrix_top)  # torch.matrix_power's argument is input
 from ember.ops.addmm import *  # noqa: F401,F403,E402
 from ember.ops.products import *  # noqa: F401,F403,E402
 from ember.ops.cross import *  # noqa: F401,F403,E402

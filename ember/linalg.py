@@ -404,17 +404,19 @@ def solve_triangular(
 from ember.ops import linalg_decomp as _decomp  # noqa: E402
 from ember.ops import linalg_lstsq as _lstsq  # noqa: E402
 from ember.ops import linalg_lu as _lu  # noqa: E402
+from ember.ops import linalg_matrix as _matrix  # noqa: E402
 from ember.ops import linalg_qr as _qr  # noqa: E402
 from ember.ops import linalg_solve as _solve  # noqa: E402
 
-# The decompositions and solvers live in ember/ops/linalg_{decomp,solve,lu}.py; ember.linalg
+# The decompositions and solvers live in ember/ops/linalg_{decomp,solve,lu,matrix}.py; ember.linalg
 # re-exports the names each lists in LINALG_ALL.
-for _m in (_solve, _lu, _decomp, _qr, _lstsq):
+for _m in (_solve, _lu, _matrix, _decomp, _qr, _lstsq):
     globals().update({_n: getattr(_m, _n) for _n in _m.LINALG_ALL})
 
 __all__ = [
     *_solve.LINALG_ALL,
     *_lu.LINALG_ALL,
+    *_matrix.LINALG_ALL,
     *_decomp.LINALG_ALL,
     *_qr.LINALG_ALL,
     *_lstsq.LINALG_ALL,

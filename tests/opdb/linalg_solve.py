@@ -1,5 +1,5 @@
-"""Rows for the top-level names of ember/ops/linalg_solve.py (inverse, det, logdet, slogdet,
-matrix_power, matrix_exp, trace); tests/opdb/linalg_lu.py reuses the samples and helpers.
+"""Rows for the top-level names of ember/ops/linalg_solve.py (inverse, det, logdet, slogdet);
+tests/opdb/linalg_lu.py and linalg_matrix.py reuse the samples and helpers.
 Square inputs get ``3 I`` added (``_wc``) so they are well conditioned; tests/test_linalg_solve.py
 covers torch.linalg's forms, batches, errors and singular input."""
 
@@ -77,43 +77,5 @@ ROWS = [
         lambda x: tuple(np.linalg.slogdet(x)),
         SQ,
         dtypes=F,
-    ),
-    OpInfo(
-        "matrix_power",
-        lambda lib, x: lib.matrix_power(x, 3),
-        lambda x: np.linalg.matrix_power(x, 3),
-        SQ,
-        dtypes=F,
-    ),
-    OpInfo(
-        "matrix_power",
-        lambda lib, x: _wc(lib, x).matrix_power(-2),
-        lambda x: np.linalg.matrix_power(_np_wc(x), -2),
-        SQ,
-        dtypes=F,
-    ),
-    OpInfo(
-        "matrix_power",
-        lambda lib, x: lib.matrix_power(x, 0),
-        lambda x: np.broadcast_to(np.eye(x.shape[-1]), x.shape),
-        SQ,
-        dtypes=F,
-        grad=False,
-    ),
-    OpInfo("matrix_exp", lambda lib, x: lib.matrix_exp(x), _expm, SQ, dtypes=F, domain=(-1, 1)),
-    OpInfo("matrix_exp", lambda lib, x: x.matrix_exp(), _expm, SQ[:1], dtypes=F, domain=(-1, 1)),
-    OpInfo(
-        "trace",
-        lambda lib, x: lib.trace(x),
-        np.trace,
-        [Sample(((3, 3),), name="square"), Sample(((2, 4),), name="wide")],
-        gradgrad=False,
-    ),
-    OpInfo(
-        "trace",
-        lambda lib, x: x.trace(),
-        np.trace,
-        [Sample(((4, 2),), name="tall")],
-        gradgrad=False,
     ),
 ]
