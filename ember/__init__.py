@@ -133,9 +133,6 @@ from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
 from ember.ops.aliases import *  # noqa: F401,F403,E402
 from ember.ops.misc_ops import *  # noqa: F401,F403,E402
 from ember.ops.linalg_extra import *  # noqa: F401,F403,E402
-from ember.ops.linalg_extra import _TOP as _linalg_extra_top  # noqa: E402
-
-globals().update(_linalg_extra_top)  # torch.solve: a removed stub
 from ember.ops.rnn_functional import gru, lstm, rnn_relu, rnn_tanh  # noqa: F401,E402
 from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402

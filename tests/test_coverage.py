@@ -55,36 +55,19 @@ NOT_YET: dict[str, set[str]] = {
     "torch.Tensor": set(
         # sparse layouts beyond COO/CSR and the sparse in-place/product methods
         "ccol_indices row_indices to_sparse_bsc to_sparse_bsr to_sparse_csc resize_as_sparse_ "
-        "smm sspaddmm "
-        # linalg
-        "cholesky "
-        # the rest of the surface
-        "hash_tensor".split()
+        "smm sspaddmm".split()
     ),
     "torch": set(
         # sparse
         "sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_csc_tensor "
         "ccol_indices_copy col_indices_copy crow_indices_copy indices_copy row_indices_copy "
         "values_copy dsmm hsmm saddmm sspaddmm resize_as_sparse_ "
-        # linalg
-        "cholesky lobpcg pca_lowrank svd_lowrank native_norm "
-        # functional recurrent ops (ember.nn has the layers)
-        "gru lstm rnn_relu rnn_tanh "
-        # legacy aliases
-        "range "
-        # ops
-        "binomial conj_physical_ hash_tensor segment_reduce view_as_complex_copy view_as_real_copy "
         # namespaces
-        "masked quasirandom signal windows".split()
+        "masked".split()
     ),
     "torch.sparse": set(
         "BFloat16Tensor ByteTensor CharTensor DoubleTensor FloatTensor HalfTensor IntTensor "
-        "LongTensor ShortTensor as_sparse_gradcheck spsolve".split()
-    ),
-    "torch.nn.functional": set(
-        # grouped_mm and scaled_mm (tensorwise float8) run on the CPU in torch 2.13
-        "grouped_mm scaled_mm scaled_grouped_mm ScalingType SwizzleType "
-        "GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES assert_int_or_pair grad".split()
+        "LongTensor ShortTensor spsolve".split()
     ),
 }
 

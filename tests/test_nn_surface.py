@@ -412,15 +412,9 @@ _F_HELPERS = {
 }
 
 # What ember deliberately lacks, and why.
-_ALLOWED_MISSING = {
-    # CUDA-only low-precision GEMMs (FP8/MX block-scaled, grouped for MoE) and their enums:
-    # they have no CPU kernels in torch either.
-    "scaled_mm",
-    "scaled_grouped_mm",
-    "grouped_mm",
-    "ScalingType",
-    "SwizzleType",
-}
+# Empty: grouped_mm, scaled_mm, scaled_grouped_mm and their enums have landed
+# (ember/nn/functional/lowp_mm.py).
+_ALLOWED_MISSING: set[str] = set()
 
 # Public API that ember should have but does not yet: empty now that linear_cross_entropy,
 # LinearCrossEntropyLoss, LinearCrossEntropyOptions and conv_tbc have landed. Add a name here

@@ -9,6 +9,7 @@ underneath and promotes.
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import promote
@@ -163,6 +164,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
     """
     for i, (n, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
         _check_tensor("addmm", n, i + 1, t)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, mat1, mat2 = _ac.low(input, mat1, mat2)
     for n, t in (("mat1", mat1), ("mat2", mat2)):
         if t._data.ndim != 2:
             raise RuntimeError(f"{n} must be a matrix, got {t._data.ndim}-D tensor")
@@ -205,6 +208,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
     """
     for i, (n, t) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _check_tensor("baddbmm", n, i + 1, t)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, batch1, batch2 = _ac.low(input, batch1, batch2)
     _check_bmm(batch1, batch2)
     _check_input_dtype("baddbmm", input, batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape
@@ -223,6 +228,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     """
     for i, (n, t) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _check_tensor("addbmm", n, i + 1, t)
+    if _ac.on and out is None:  # autocast's lower-precision list
+        input, batch1, batch2 = _ac.low(input, batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape
     if len(s1) != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, got {len(s1)}-D")

@@ -10,6 +10,7 @@ import math
 import operator
 import string
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import cj, xp_of
@@ -213,6 +214,8 @@ def einsum(*args) -> Tensor:
     if not operands:
         raise _einsum_error("must provide at least one operand")
     eq, operands = _canonical(equation, operands)
+    if _ac.on and len(operands) > 1 and _ac.enabled():  # a contraction is torch's bmm
+        operands = _ac.einsum_operands(eq, operands)
     dt = operands[0]._data.dtype
     for t in operands[1:]:
         if t._data.dtype != dt:

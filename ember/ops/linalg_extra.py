@@ -1,5 +1,5 @@
-"""torch's top-level linear algebra outside ``torch.linalg``: the deprecated ``cholesky``, the
-removed ``solve``, ``lobpcg``, and the randomized ``svd_lowrank`` / ``pca_lowrank``.
+"""torch's top-level linear algebra outside ``torch.linalg``: the deprecated ``cholesky``,
+``lobpcg``, and the randomized ``svd_lowrank`` / ``pca_lowrank``.
 
 All are composed from ``ember.linalg`` ops (Cholesky, eigh, QR, SVD, triangular solves), so
 autograd comes from those.
@@ -17,7 +17,6 @@ from __future__ import annotations
 import warnings
 
 from ember.autograd import grad_mode as _gm
-from ember.ops.linalg_decomp import _removed
 from ember.tensor import Tensor
 
 _CHOLESKY_DEPRECATED = (
@@ -54,16 +53,6 @@ def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     except RuntimeError as e:  # name this function, as torch's message does
         msg = str(e).replace("linalg.cholesky", "cholesky")
         raise type(e)(msg) from None
-
-
-solve = _removed(
-    "solve",
-    "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
-    "arguments reversed and does not return the LU factorization.\n\nTo get the LU "
-    "factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
-    "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\n"
-    "X = torch.linalg.solve(A, B)",
-)
 
 
 # ---- lobpcg --------------------------------------------------------------------------------------
@@ -226,8 +215,6 @@ def pca_lowrank(
 
 
 __all__ = ["cholesky", "lobpcg", "svd_lowrank", "pca_lowrank"]
-# torch.solve is a removed stub: ember/__init__.py installs _TOP's
-_TOP = {"solve": solve}
+# (torch.solve, the removed stub, lives in ember/_runtime.py)
 
 Tensor.cholesky = cholesky
-Tensor.solve = solve

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.linalg_solve import _conj, _eye_like, _float, _square, inv, solve
@@ -189,6 +190,8 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
         >>> ember.linalg.vecdot(ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
         tensor(11.)
     """
+    if _ac.on and out is None:  # autocast's lower-precision list
+        x, y = _ac.low(x, y)
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(
             f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _seq, refresh_stale_view
@@ -336,6 +337,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         tensor([[3., 3., 3., 3.],
                 [3., 3., 3., 3.]])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     # The common calls (nn.Linear's: floating point, matching dtypes and sizes, a 2-D weight,
     # a 1-D bias or none) are recognized with a few attribute reads; anything else goes through
     # the full validation, which also picks PyTorch's node name.
@@ -379,6 +382,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         >>> y.shape
         ember.Size([2, 5])
     """
+    if _ac.on and _ac.enabled():  # not in torch's lists; its matmul must not cast
+        return _ac.call_plain(bilinear, input1, input2, weight, bias)
     for pos, (name, t) in enumerate(
         (("input1", input1), ("input2", input2), ("weight", weight)), 1
     ):

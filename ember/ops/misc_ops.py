@@ -377,7 +377,42 @@ def segment_reduce(
     return SegmentReduce.apply(data, _wrap(ls), red, initial, axis)
 
 
+# ---- native_norm ---------------------------------------------------------------------------------
+def native_norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The ``p``-norm of all elements of a sparse COO tensor (torch's sparse-only kernel
+    behind ``norm`` of sparse tensors): the norm of its coalesced values. Only full reductions.
+
+    Example:
+        >>> x = ember.tensor([[0.0, 3.0], [4.0, 0.0]]).to_sparse()
+        >>> ember.native_norm(x)
+        tensor(5.)
+    """
+    if not getattr(input, "is_sparse", False):
+        # NOTE: matches torch: there is no dense kernel
+        raise NotImplementedError(
+            "Could not run 'aten::native_norm' with arguments from the 'CPU' backend: it is "
+            "implemented for sparse COO tensors only (use torch.linalg.vector_norm)"
+        )
+    if dim is not None and len(dim) and sorted(_wrap_dim(d, input.dim()) for d in dim) != list(
+        builtins.range(input.dim())
+    ):
+        raise RuntimeError(
+            "norm_sparse currently only supports full reductions, so 'dim' must either be empty "
+            "or contain all dimensions of the input"
+        )
+    from ember.linalg import vector_norm
+
+    values = input.coalesce().values().detach()  # NOTE: matches torch: no derivative
+    if dtype is not None:
+        values = values.to(dtype)
+    out = vector_norm(values, 2 if p is None else p)
+    if keepdim and dim is not None and len(dim):
+        out = out.reshape((1,) * input.dim())
+    return out
+
+
 __all__ = [
+    "native_norm",
     "range",
     "conj_physical_",
     "view_as_real_copy",

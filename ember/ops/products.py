@@ -12,6 +12,7 @@ import math
 import operator
 import warnings
 
+from ember import _autocast as _ac
 from ember.ops.linalg import _CNAME, Mm, _check_tensor, _dname, _no_bool
 from ember.ops.pointwise import _out
 from ember.tensor import Tensor, _wrap_dim
@@ -61,6 +62,8 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
             f"inner() the last dimension must match on both input tensors but got shapes "
             f"{list(sa)} and {list(sb)}"
         )
+    if _ac.on and len(sa) == 1 == len(sb) and _ac.enabled():  # torch's 1-D inner: dot
+        return _ac.call_plain(inner, input, other, out=out)
     return _out(tensordot(input, other, ([-1], [-1])), out)
 
 
@@ -76,6 +79,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """
     _check_tensor("tensordot", "a", 1, a)
     _check_tensor("tensordot", "b", 2, b)
+    if _ac.on and out is None:  # autocast's lower-precision list (torch's mm)
+        a, b = _ac.low(a, b)
     na, nb = a._data.ndim, b._data.ndim
     if isinstance(dims, Tensor):
         dims = dims.item() if dims.numel() == 1 else dims.tolist()
@@ -161,6 +166,8 @@ def multi_dot(tensors, *, out=None) -> Tensor:
         tensor(12.)
     """
     ts = list(tensors)
+    if _ac.on and out is None:  # autocast's lower-precision list (torch's mm)
+        ts = list(_ac.low(*ts))
     n = len(ts)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")

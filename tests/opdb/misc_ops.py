@@ -36,9 +36,9 @@ def _seg_ref(x, reduce, lengths, initial=None):
     return np.stack(out)
 
 
-_SEG = [
-    S(((6,), red, [2, 1, 3]), name=red) for red in ("sum", "mean", "max", "min", "prod")
-] + [S(((6,), "sum", [2, 1, 3]), {"initial": 0.5}, name="initial")]
+_SEG = [S(((6,), red, [2, 1, 3]), name=red) for red in ("sum", "mean", "max", "min", "prod")] + [
+    S(((6,), "sum", [2, 1, 3]), {"initial": 0.5}, name="initial")
+]
 
 ROWS = [
     OpInfo("range", _range, lambda x: np.arange(1.0, 3.25, 0.5) * x, [S(((5,),), name="1d")]),
@@ -78,9 +78,7 @@ ROWS = [
     OpInfo(
         "hash_tensor",
         lambda lib, x: lib.hash_tensor(x.detach(), 1).to(lib.float64),
-        lambda x: np.bitwise_xor.reduce(x.astype(np.float64).view(np.uint64), 1).astype(
-            np.float64
-        ),
+        lambda x: np.bitwise_xor.reduce(x.astype(np.float64).view(np.uint64), 1).astype(np.float64),
         [S(((3, 4),), name="2d")],
         grad=False,
     ),
@@ -93,3 +91,15 @@ ROWS = [
         gradgrad=True,
     ),
 ]
+
+ROWS.append(
+    OpInfo(
+        "native_norm",
+        lambda lib, x, p=2: lib.native_norm(x.detach().to_sparse(), p),
+        lambda x, p=2: np.sum(np.abs(x) ** p) ** (1 / p),
+        [S(((3, 4),), name="2"), S(((3, 4),), {"p": 1}, name="1")],
+        dtypes=F,
+        grad=False,
+        meta=False,
+    )
+)

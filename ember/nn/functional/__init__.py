@@ -7,13 +7,16 @@ Each is a thin entry point onto ``ember.ops`` with PyTorch's signature; the laye
 
 import sys
 
+from ember.nn import grad  # torch.nn.functional.grad is the torch.nn.grad module
 from ember.nn.functional.activation import *  # noqa: F403
 from ember.nn.functional.attention import *  # noqa: F403
+from ember.nn.functional.checks import *  # noqa: F403
 from ember.nn.functional.conv import *  # noqa: F403
 from ember.nn.functional.distance import *  # noqa: F403
 from ember.nn.functional.dropout import *  # noqa: F403
 from ember.nn.functional.fractional_pooling import *  # noqa: F403
 from ember.nn.functional.loss import *  # noqa: F403
+from ember.nn.functional.lowp_mm import *  # noqa: F403
 from ember.nn.functional.margin_loss import *  # noqa: F403
 from ember.nn.functional.normalization import *  # noqa: F403
 from ember.nn.functional.pooling import *  # noqa: F403
@@ -28,11 +31,13 @@ _FAMILIES = [
     for name in (
         "activation",
         "attention",
+        "checks",
         "conv",
         "distance",
         "dropout",
         "fractional_pooling",
         "loss",
+        "lowp_mm",
         "margin_loss",
         "normalization",
         "pooling",
@@ -43,6 +48,7 @@ _FAMILIES = [
 _names = [name for family in _FAMILIES for name in family.__all__]
 assert len(_names) == len(set(_names)), "a name is exported by two families"
 __all__ = ["linear", "bilinear"] + _names
+__all__ += ["grad"]
 
 from ember import _unsupported  # noqa: E402
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.ops import activation as _act
@@ -372,6 +373,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{w.size} and channel size = {channels}."
         )
+    if _ac.on:  # autocast's lower-precision list
+        input, weight = _ac.low(input, weight)
     _floating(input, "prelu", "prelu_cpu")
     return _act.Prelu.apply(input, weight)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember import _autocast as _ac
 from ember.ops import joining as _joining
 from ember.ops.attention import Attention
 from ember.ops.creation import zeros
@@ -87,6 +88,8 @@ def scaled_dot_product_attention(
                 f"scaled_dot_product_attention(): argument '{name}' (position "
                 f"{pos}) must be Tensor, not {type(t).__name__}"
             )
+    if _ac.on:  # autocast's lower-precision list
+        query, key, value, attn_mask = _ac.low(query, key, value, attn_mask)
     q, k, v = query._data, key._data, value._data
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         # NOTE: matches torch: the message's double space

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.ops._elementwise import _check
 from ember.ops.conv import Conv, ConvTranspose, Fold, Unfold, _geom, unfold_geom
@@ -259,6 +260,8 @@ def conv1d(
         >>> F.conv1d(ember.ones(1, 2, 5), ember.ones(3, 2, 3)).shape
         ember.Size([1, 3, 3])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -280,6 +283,8 @@ def conv2d(
         >>> F.conv2d(ember.ones(1, 3, 8, 8), ember.ones(4, 3, 3, 3), padding=1).shape
         ember.Size([1, 4, 8, 8])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -299,6 +304,8 @@ def conv3d(
         >>> F.conv3d(ember.ones(1, 2, 4, 4, 4), ember.ones(3, 2, 2, 2, 2)).shape
         ember.Size([1, 3, 3, 3, 3])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -320,6 +327,8 @@ def conv_transpose1d(
         >>> F.conv_transpose1d(ember.ones(1, 2, 4), ember.ones(2, 3, 3), stride=2).shape
         ember.Size([1, 3, 9])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv_transpose(
         "conv_transpose1d",
         1,
@@ -353,6 +362,8 @@ def conv_transpose2d(
         ...                    padding=1, output_padding=1).shape
         ember.Size([1, 2, 10, 10])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv_transpose(
         "conv_transpose2d",
         2,
@@ -384,6 +395,8 @@ def conv_transpose3d(
         >>> F.conv_transpose3d(ember.ones(1, 2, 3, 3, 3), ember.ones(2, 1, 2, 2, 2)).shape
         ember.Size([1, 1, 4, 4, 4])
     """
+    if _ac.on:  # autocast's lower-precision list
+        input, weight, bias = _ac.low(input, weight, bias)
     return _conv_transpose(
         "conv_transpose3d",
         3,
