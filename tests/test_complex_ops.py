@@ -233,6 +233,21 @@ CASES = {
     ),
     "linear_1d_weight": (lambda L, a, b: F(L).linear(a, b[0]), [A2, B2]),
     "rpow_complex": (lambda L, a: (1 + 1j) ** a, [A2]),
+    "addmm": (
+        lambda L, i, a, b: L.addmm(i, a, b, beta=0.5 + 1j, alpha=2 - 1j),
+        [_z(3, 2), _z(3, 4), _z(4, 2)],
+    ),
+    "addmv": (lambda L, i, a, b: L.addmv(i, a, b, beta=0.5 + 1j), [_z(3), _z(3, 4), _z(4)]),
+    "addr": (lambda L, i, a, b: L.addr(i, a, b, alpha=2 - 1j), [_z(3, 4), _z(3), _z(4)]),
+    "addr_real_scalars": (lambda L, i, a, b: L.addr(i, a, b), [_z(3, 4), _z(3), _z(4)]),
+    "baddbmm": (
+        lambda L, i, a, b: L.baddbmm(i, a, b, beta=0.5 + 1j, alpha=2 - 1j),
+        [_z(2, 3, 2), _z(2, 3, 4), _z(2, 4, 2)],
+    ),
+    "addbmm": (
+        lambda L, i, a, b: L.addbmm(i, a, b, beta=0.5, alpha=2),
+        [_z(3, 2), _z(2, 3, 4), _z(2, 4, 2)],
+    ),
     "conv2d": (
         lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1, stride=2),
         [_z(2, 2, 5, 5), _z(3, 2, 3, 3), _z(3)],
@@ -299,6 +314,8 @@ GRADCHECK = [
     "det",
     "slogdet_both",
     "logdet",
+    "addr",
+    "addbmm",
 ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import promote
+from ember.ops._dispatch import cj, promote
 from ember.ops.linalg import (
     _check_bmm,
     _check_mm_shapes,
@@ -63,7 +63,7 @@ def _fused_forward(ctx, input, a, b, beta, alpha, p):
 def _fused_backward(ctx, g, product_grads):
     a, b = ctx.saved_tensors
     need_i, need_a, need_b = ctx.needs_input_grad[:3]
-    beta, alpha = ctx.beta, ctx.alpha
+    beta, alpha = cj(ctx.beta), cj(ctx.alpha)  # complex scalars: conjugated
     gi = (g if beta == 1 else g * beta) if need_i else None
     ga = gb = None
     if need_a or need_b:
@@ -101,7 +101,8 @@ def _batch_sum_arrays(a, b):
 
 
 def _batch_sum_grads(a, b, g, need_a, need_b):
-    # d sum_b a_b @ b_b: g @ b_b^T for each a_b, a_b^T @ g for each b_b
+    # d sum_b a_b @ b_b: g @ b_b^T for each a_b, a_b^T @ g for each b_b (complex: ^H)
+    a, b = cj(a), cj(b)
     return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
 
 
@@ -119,6 +120,7 @@ class Addbmm(Function):
 
 
 def _outer_grads(a, b, g, need_a, need_b):
+    a, b = cj(a), cj(b)  # complex: each gradient is linear in the conjugate of the other
     return (g @ b if need_a else None), (a @ g if need_b else None)
 
 
