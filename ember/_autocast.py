@@ -156,25 +156,84 @@ def fp32(*args):
     return tuple(_cast(a, f32) for a in args)
 
 
-def promote(*args):
-    """The arguments (tensors, or one list/tuple of tensors) cast to the widest eligible dtype
-    among them: float32 if any is float32, else the autocast dtype (torch's ``promote``)."""
-    st = _local
-    if "cpu" not in st.enabled:
-        return args
-    low_dt = st.dtype["cpu"]
-    seq = len(args) == 1 and isinstance(args[0], (list, tuple))
-    items = args[0] if seq else args
+def _widest(tensors):
+    # torch's prioritize: float32 wins over the autocast dtype; any other mix is an error
+    low_dt = _local.dtype["cpu"]
     to = low_dt
-    for a in items:
-        if _eligible(a):
-            dt = a.dtype
-            if dt is _dtype.float32 or to is _dtype.float32:
-                to = _dtype.float32
-            elif dt is not low_dt:
-                raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
-    out = [_cast(a, to) for a in items]
-    return (type(args[0])(out),) if seq else tuple(out)
+    for t in tensors:
+        dt = t.dtype
+        if dt is _dtype.float32 or to is _dtype.float32:
+            to = _dtype.float32
+        elif dt is not low_dt:
+            raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+    return to
+
+
+def enabled() -> bool:
+    """Whether this thread's CPU autocast is on (a hook's second check, after ``on``)."""
+    return "cpu" in _local.enabled
+
+
+class _Excluded:
+    """Autocast off for the ops nested in a policy-covered op (torch runs an autocast kernel's
+    body with the autocast key excluded); the thread still counts in ``on``."""
+
+    def __enter__(self) -> None:
+        _local.enabled.discard("cpu")
+
+    def __exit__(self, *exc) -> None:
+        _local.enabled.add("cpu")
+
+
+_excluded = _Excluded()
+
+
+def _cast_arg(a, dt):
+    if isinstance(a, (list, tuple)):
+        return type(a)(_cast(t, dt) for t in a)
+    return _cast(a, dt)
+
+
+def _call(fn, dt, args, kwargs):
+    args = [_cast_arg(a, dt) for a in args]
+    kwargs = {k: _cast_arg(v, dt) for k, v in kwargs.items()}
+    with _excluded:
+        return fn(*args, **kwargs)
+
+
+def call_fp32(fn, *args, **kwargs):
+    """``fn`` on its tensor arguments (and tensor lists) cast to float32, with autocast off
+    inside (the fp32 policy; ops nested in ``fn`` are not cast again, as in torch)."""
+    return _call(fn, _dtype.float32, args, kwargs)
+
+
+def call_low(fn, *args, **kwargs):
+    """``fn`` on its tensor arguments cast to the autocast dtype, with autocast off inside."""
+    return _call(fn, _local.dtype["cpu"], args, kwargs)
+
+
+def call_promote(fn, *args, **kwargs):
+    """``fn`` on its tensor arguments cast to the widest of them (the promote policy)."""
+    flat = [
+        t for a in (*args, *kwargs.values()) for t in (a if isinstance(a, (list, tuple)) else (a,))
+    ]
+    return _call(fn, _widest([t for t in flat if _eligible(t)]), args, kwargs)
+
+
+def call_plain(fn, *args, **kwargs):
+    """``fn`` with autocast off inside and no casts: an op torch does not cover whose ember
+    body calls covered ops (``bilinear`` computes through ``matmul``)."""
+    with _excluded:
+        return fn(*args, **kwargs)
+
+
+def einsum_operands(eq: str, operands):
+    """einsum's operands under autocast: cast to the autocast dtype when the equation sums a
+    label out (torch computes that contraction with ``bmm``), else unchanged."""
+    lhs, out = eq.split("->")
+    if set(lhs) - set(out) - {","}:
+        return list(low(*operands))
+    return operands
 
 
 # ---- torch's module-level autocast functions (ember.<name>) ---------------------------------

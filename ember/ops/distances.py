@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember.autograd.function import Function
 from ember.backend import _distance as _rows
 from ember.ops._dispatch import xp_of
@@ -142,6 +143,8 @@ def cdist(
         >>> ember.cdist(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0], [1.0, 0.0]]))
         tensor([[5., 1.]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cdist, x1, x2, p, compute_mode)
     _float_rows(x1, "X1", "cdist")
     _float_rows(x2, "X2", "cdist")
     if x1.dim() < 2:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops.gather_scatter import _FillAt, _int_index, _maybe_out, _number
@@ -201,6 +202,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         >>> ember.zeros(3).index_copy(0, ember.tensor([2]), ember.ones(1))
         tensor([0., 0., 1.])
     """
+    if _ac.on and _ac.enabled():  # autocast's promote list
+        return _ac.call_promote(index_copy, input, dim, index, source)
     cls, args = _prep_index_copy(input, dim, index, source)
     return cls.apply(*args)
 

@@ -220,6 +220,8 @@ def trace(input: Tensor) -> Tensor:
         >>> ember.trace(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
         tensor(5.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(trace, input)
     if input._data.dtype.kind == "b":
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.ndim != 2:

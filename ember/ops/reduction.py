@@ -17,6 +17,7 @@ import builtins
 import math
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
@@ -375,6 +376,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         >>> ember.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
         tensor([ 2., 12.])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(prod, input, dim, keepdim, dtype=dtype, out=out)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(
             f"prod(): argument 'dim' must be int, not {type(dim).__name__} (PyTorch's prod "

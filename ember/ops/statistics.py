@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.ops._dispatch import xp_of
 from ember.ops._selection import _return_type, _rt
@@ -338,6 +339,8 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation="linear
         >>> ember.quantile(ember.tensor([1.0, 2.0, 4.0, 8.0]), 0.5)
         tensor(3.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(quantile, input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _quantile(input, q, dim, keepdim, interpolation, False, out)
 
 
@@ -348,6 +351,10 @@ def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation="lin
         >>> ember.nanquantile(ember.tensor([1.0, float("nan"), 3.0]), 0.5)
         tensor(2.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            nanquantile, input, q, dim, keepdim, interpolation=interpolation, out=out
+        )
     # NOTE: matches torch: the messages of nanquantile say "quantile()"
     return _quantile(input, q, dim, keepdim, interpolation, True, out)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 
+from ember import _autocast as _ac
 from ember import rand
 from ember.nn.functional.pooling import _SNAME
 from ember.ops import fractional_pooling as _FP
@@ -143,6 +144,16 @@ def fractional_max_pool2d(
         >>> F.fractional_max_pool2d(ember.randn(1, 2, 9, 9), 3, output_ratio=(0.5, 0.5)).shape
         ember.Size([1, 2, 4, 4])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            fractional_max_pool2d,
+            input,
+            kernel_size,
+            output_size,
+            output_ratio,
+            return_indices,
+            _random_samples,
+        )
     r = _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
     return r if return_indices else r[0]
 
@@ -181,5 +192,15 @@ def fractional_max_pool3d(
         >>> F.fractional_max_pool3d(ember.randn(1, 2, 6, 6, 6), 2, output_ratio=0.5).shape
         ember.Size([1, 2, 3, 3, 3])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            fractional_max_pool3d,
+            input,
+            kernel_size,
+            output_size,
+            output_ratio,
+            return_indices,
+            _random_samples,
+        )
     r = _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
     return r if return_indices else r[0]

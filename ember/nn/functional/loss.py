@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.ops import linear_cross_entropy as _LCE
@@ -186,6 +187,10 @@ def nll_loss(
         >>> ember.nn.functional.nll_loss(x, ember.tensor([1, 0]))
         tensor(1.5000)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     x, t, unbatched = _class_index_args(input, target, weight, "nll_loss")
     _float_only("nll_loss_out_frame", input)
@@ -215,6 +220,18 @@ def cross_entropy(
         >>> ember.nn.functional.cross_entropy(x, ember.tensor([0, 2]))
         tensor(0.1198)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            cross_entropy,
+            input,
+            target,
+            weight,
+            size_average,
+            ignore_index,
+            reduce,
+            reduction,
+            label_smoothing,
+        )
     # the call of a classification train step, recognized with a few attribute reads
     if (
         weight is None
@@ -290,6 +307,10 @@ def binary_cross_entropy(
         >>> ember.nn.functional.binary_cross_entropy(ember.tensor([0.5]), ember.tensor([1.0]))
         tensor(0.6931)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            binary_cross_entropy, input, target, weight, size_average, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     if target.shape != input.shape:
         raise ValueError(
@@ -319,6 +340,17 @@ def binary_cross_entropy_with_logits(
         ...                                                      ember.tensor([1.0]))
         tensor(0.6931)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            binary_cross_entropy_with_logits,
+            input,
+            target,
+            weight,
+            size_average,
+            reduce,
+            reduction,
+            pos_weight,
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     if target.shape != input.shape:
         raise ValueError(
@@ -363,6 +395,8 @@ def mse_loss(
         >>> ember.nn.functional.mse_loss(ember.tensor([1.0, 2.0]), ember.tensor([0.0, 0.0]))
         tensor(2.5000)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(mse_loss, input, target, size_average, reduce, reduction, weight)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if weight is not None:
@@ -387,6 +421,8 @@ def l1_loss(
         >>> ember.nn.functional.l1_loss(ember.tensor([1.0, -2.0]), ember.tensor([0.0, 0.0]))
         tensor(1.5000)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(l1_loss, input, target, size_average, reduce, reduction, weight)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if weight is not None:
@@ -411,6 +447,8 @@ def smooth_l1_loss(
         >>> ember.nn.functional.smooth_l1_loss(ember.tensor([0.5, 3.0]), ember.tensor([0.0, 0.0]))
         tensor(1.3125)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     _size_warning(input, target)
     code = get_enum(_reduction(reduction, size_average, reduce))
     if beta < 0:
@@ -434,6 +472,8 @@ def huber_loss(
         >>> ember.nn.functional.huber_loss(ember.tensor([0.5, 3.0]), ember.tensor([0.0, 0.0]))
         tensor(1.3125)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(huber_loss, input, target, reduction, delta, weight)
     _size_warning(input, target)
     if weight is None:
         code = get_enum(reduction)
@@ -463,6 +503,8 @@ def kl_div(
         >>> ember.nn.functional.kl_div(p.log(), p, reduction="batchmean")
         tensor(0.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(kl_div, input, target, size_average, reduce, reduction, log_target)
     if size_average is not None or reduce is not None:
         code = get_enum(legacy_get_string(size_average, reduce))
     else:
@@ -502,6 +544,10 @@ def poisson_nll_loss(
         >>> ember.nn.functional.poisson_nll_loss(ember.tensor([0.0]), ember.tensor([1.0]))
         tensor(1.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction
+        )
     reduction = _reduction(reduction, size_average, reduce)
     code = get_enum(reduction)
     if log_input:
@@ -592,6 +638,17 @@ def ctc_loss(
         >>> ember.nn.functional.ctc_loss(lp, ember.tensor([[1]]), [3], [1], reduction="sum")
         tensor(0.2877)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            ctc_loss,
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            blank,
+            reduction,
+            zero_infinity,
+        )
     code = get_enum(reduction)
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ember import _autocast as _ac
 from ember.nn.functional.loss import _ENUM, _reduce, _reduction, get_enum
 from ember.ops import activation as _act
 from ember.ops.ternary import where
@@ -43,6 +44,10 @@ def cosine_embedding_loss(
         >>> ember.nn.functional.cosine_embedding_loss(x, x, ember.tensor([1.0]))
         tensor(0.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     td = target.dim()
     if td not in (0, 1):
@@ -80,6 +85,10 @@ def margin_ranking_loss(
         ...                                         ember.tensor([1.0]))
         tensor(1.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
@@ -104,6 +113,10 @@ def hinge_embedding_loss(
         ...                                          ember.tensor([1.0, -1.0]))
         tensor(0.5000)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            hinge_embedding_loss, input, target, margin, size_average, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     out_margin = where(target != 1, (margin - input).clamp_min(0), 0.0)
     out_self = where(target != -1, input, 0.0)
@@ -119,6 +132,8 @@ def soft_margin_loss(
         >>> ember.nn.functional.soft_margin_loss(ember.tensor([0.0]), ember.tensor([1.0]))
         tensor(0.6931)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(soft_margin_loss, input, target, size_average, reduce, reduction)
     code = get_enum(_reduction(reduction, size_average, reduce))
     return _reduce((-target * input).exp().log1p(), code)
 
@@ -175,6 +190,10 @@ def multi_margin_loss(
         ...                                       ember.tensor([3]))
         tensor(0.3250)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -225,6 +244,8 @@ def multilabel_margin_loss(
         ...                                            ember.tensor([[3, 0, -1, 1]]))
         tensor(0.8500)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(multilabel_margin_loss, input, target, size_average, reduce, reduction)
     code = get_enum(_reduction(reduction, size_average, reduce))
     _margin_input_check(input)
     if target.shape != input.shape:
@@ -288,6 +309,20 @@ def triplet_margin_loss(
         >>> ember.nn.functional.triplet_margin_loss(a, a, a + 3.0)
         tensor(0.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            triplet_margin_loss,
+            anchor,
+            positive,
+            negative,
+            margin,
+            p,
+            eps,
+            swap,
+            size_average,
+            reduce,
+            reduction,
+        )
     code = get_enum(_reduction(reduction, size_average, reduce))
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")

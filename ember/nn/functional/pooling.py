@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import operator
 
+from ember import _autocast as _ac
 from ember import _dtype, relu
 from ember.ops import pooling as _P
 from ember.ops._elementwise import _check
@@ -302,6 +303,10 @@ def max_pool3d(
         >>> ember.nn.functional.max_pool3d(ember.arange(8.).reshape(1, 2, 2, 2), 2)
         tensor([[[[7.]]]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+        )
     return _max_pool(
         3,
         "max_pool3d",
@@ -406,6 +411,17 @@ def avg_pool3d(
         >>> ember.nn.functional.avg_pool3d(ember.arange(8.).reshape(1, 2, 2, 2), 2)
         tensor([[[[3.5000]]]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            avg_pool3d,
+            input,
+            kernel_size,
+            stride,
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+        )
     return _avg_pool(
         3,
         "avg_pool3d",
@@ -490,6 +506,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
         >>> ember.nn.functional.adaptive_avg_pool3d(ember.ones(2, 4, 4, 4), (1, 2, None)).shape
         ember.Size([2, 1, 2, 4])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(adaptive_avg_pool3d, input, output_size)
     return _adaptive_avg(3, "adaptive_avg_pool3d", input, output_size)
 
 
@@ -562,6 +580,8 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
         >>> ember.nn.functional.adaptive_max_pool3d(ember.arange(8.).reshape(1, 2, 2, 2), 1)
         tensor([[[[7.]]]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(adaptive_max_pool3d, input, output_size, return_indices)
     return _adaptive_max(3, "adaptive_max_pool3d", input, output_size, bool(return_indices))
 
 
@@ -661,6 +681,10 @@ def max_unpool2d(
         >>> ember.nn.functional.max_unpool2d(y, i, 2)[0, 1]
         tensor([0., 5., 0., 7.])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            max_unpool2d, input, indices, kernel_size, stride, padding, output_size
+        )
     return _unpool(2, "max_unpool2d", input, indices, kernel_size, stride, padding, output_size)
 
 
@@ -675,6 +699,10 @@ def max_unpool3d(
         >>> ember.nn.functional.max_unpool3d(y, i, 2).sum()
         tensor(7.)
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            max_unpool3d, input, indices, kernel_size, stride, padding, output_size
+        )
     return _unpool(3, "max_unpool3d", input, indices, kernel_size, stride, padding, output_size)
 
 

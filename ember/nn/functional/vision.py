@@ -6,6 +6,7 @@ from __future__ import annotations
 import operator
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype, backend
 from ember.ops import grid_sample as _grid
 from ember.ops import vision as _vision
@@ -558,6 +559,8 @@ def grid_sample(
         >>> F.grid_sample(x, grid, align_corners=True)
         tensor([[[[1.5000, 0.0000]]]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(grid_sample, input, grid, mode, padding_mode, align_corners)
     for pos, (name, t) in enumerate((("input", input), ("grid", grid)), 1):
         if not isinstance(t, Tensor):
             raise TypeError(
