@@ -712,3 +712,42 @@ def test_selection_and_resize_errors_match_torch():
             s.sparse_resize_((2, 3, 4), 3, 0)
         with pytest.raises(NotImplementedError, match="sparse_resize_"):
             L.ones(2, 3).sparse_resize_((3, 4), 2, 0)
+
+
+@needs_torch
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("name", ["to_csr", "sparse_mm", "square_dense", "csr_input", "sum_values"])
+def test_as_sparse_gradcheck_matches_torch(name, masked):
+    fns = {
+        "to_csr": lambda L, s: s.to_sparse_csr(),
+        "sparse_mm": lambda L, s: L.sparse.mm(s, L.ones(2, 3, dtype=L.float64)),
+        "square_dense": lambda L, s: s.to_dense() ** 2,
+        "csr_input": lambda L, s: s.to_dense() * 3,
+        "sum_values": lambda L, s: L.sparse.sum(s * s),
+    }
+    out = []
+    for L in (ember, torch):
+        x = L.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=L.float64)
+        s = x.to_sparse_csr() if name == "csr_input" else x.to_sparse()
+        check = L.sparse.as_sparse_gradcheck(L.autograd.gradcheck)
+        out.append(check(lambda s, L=L: fns[name](L, s), s.requires_grad_(), masked=masked))
+    assert out[0] is out[1] is True
+
+
+def test_as_sparse_gradcheck_sees_a_wrong_gradient():
+    class Wrong(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            return v * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3  # should be 2
+
+    def f(s):
+        v = Wrong.apply(s.coalesce().values())
+        return ember.sparse_coo_tensor(s.coalesce().indices(), v, s.shape)
+
+    s = ember.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=ember.float64).to_sparse().requires_grad_()
+    check = ember.sparse.as_sparse_gradcheck(ember.autograd.gradcheck)
+    assert check(f, s, raise_exception=False) is False

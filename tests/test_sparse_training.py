@@ -382,3 +382,35 @@ def test_bag_of_words_classifier_trains_as_torch():
     np.testing.assert_allclose(le, lt, rtol=1e-10)
     np.testing.assert_allclose(we, wt, rtol=1e-10, atol=1e-12)
     assert le[-1] < le[0]  # it learns
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "name,kwargs,same_rows",
+    [
+        ("SGD", {"lr": 0.1}, False),
+        ("SGD", {"lr": 0.05, "momentum": 0.9}, True),
+        ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}, False),
+        ("Adagrad", {"lr": 0.1}, False),
+        ("SparseAdam", {"lr": 0.1}, False),
+    ],
+)
+def test_large_sparse_grads_match_torch(name, kwargs, same_rows):
+    # thousands of looked-up rows: the SciPy paths of coalesce and of dense += sparse
+    out = []
+    for lib in (ember, torch):
+        rng = np.random.default_rng(5)
+        w = lib.tensor(rng.standard_normal((300, 4)), dtype=lib.float64).requires_grad_()
+        opt = getattr(lib.optim, name)([w], **kwargs)
+        idx = lib.tensor(rng.integers(0, 300, (512, 8)))
+        for _ in range(3):
+            if not same_rows:
+                idx = lib.tensor(rng.integers(0, 300, (512, 8)))
+            opt.zero_grad()
+            lib.nn.functional.embedding(idx, w, sparse=True).pow(2).sum().backward()
+            opt.step()
+        buf = opt.state[w].get("momentum_buffer") if opt.state else None
+        out.append((w.detach().numpy().copy(), None if buf is None else buf._nnz()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-10, atol=1e-12)
+    if same_rows:  # equal entry lists add pairwise: the buffer keeps torch's size
+        assert out[0][1] == out[1][1] == 4096

@@ -7,10 +7,15 @@ tensor class and ``_functions.py`` for the autograd steps.
 
 from ember.sparse import _tensor  # noqa: F401  (attaches the sparse methods to Tensor)
 from ember.sparse._methods import addmm, log_softmax, mm, softmax, sum
-from ember.sparse._ops import check_sparse_tensor_invariants, sampled_addmm, spdiags
+from ember.sparse._ops import (
+    as_sparse_gradcheck,
+    check_sparse_tensor_invariants,
+    sampled_addmm,
+    spdiags,
+)
 
 __all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
-__all__ += ["sampled_addmm", "spdiags"]
+__all__ += ["as_sparse_gradcheck", "sampled_addmm", "spdiags"]
 
 from ember import _unsupported  # noqa: E402
 

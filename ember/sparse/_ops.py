@@ -320,7 +320,13 @@ def unsqueeze(s: Tensor, dim: int) -> Tensor:
 
 def sparse_mask(self: Tensor, mask: Tensor) -> Tensor:
     """``self`` (dense or sparse) read at the entries of the sparse COO ``mask``: a sparse
-    tensor with ``mask``'s indices (and coalesced flag) and ``self``'s values there."""
+    tensor with ``mask``'s indices (and coalesced flag) and ``self``'s values there.
+
+    Example:
+        >>> m = ember.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 1.0], (2, 2))
+        >>> ember.tensor([[1.0, 2.0], [3.0, 4.0]]).sparse_mask(m)._values()
+        tensor([2., 3.])
+    """
     m = mask._data if isinstance(mask, Tensor) else None
     if m is None or m.__class__ is not SparseArray:
         raise NotImplementedError(
@@ -421,3 +427,54 @@ def _dense_resize(name: str):
 Tensor.sparse_mask = sparse_mask
 Tensor.sparse_resize_ = _dense_resize("sparse_resize_")
 Tensor.sparse_resize_and_clear_ = _dense_resize("sparse_resize_and_clear_")
+
+
+# ---- gradcheck ----------------------------------------------------------------------------------
+def as_sparse_gradcheck(gradcheck):
+    """Wrap ``gradcheck`` (or a ``functools.partial`` of it) so that the function checked may
+    take and return sparse COO/CSR tensors: each sparse input that requires grad is checked
+    through its values (with ``masked=False``, the default, every element of it, the
+    unspecified ones as stored zeros), and sparse outputs are compared densely.
+
+    Example:
+        >>> check = ember.sparse.as_sparse_gradcheck(ember.autograd.gradcheck)
+        >>> x = ember.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=ember.float64)
+        >>> check(lambda s: s.to_sparse_csr(), x.to_sparse().requires_grad_())
+        True
+    """
+
+    def gradcheck_with_sparse_support(func, inputs, **kwargs):
+        masked = kwargs.pop("masked", False)
+        args = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
+        flat, patterns = [], []
+        for x in args:
+            if isinstance(x, Tensor) and x.requires_grad and x.layout is not strided:
+                s = x.detach()
+                if not masked:  # every element stored, so each one is checked
+                    from ember.ops.creation import ones
+
+                    full = ones(tuple(s.shape), dtype=_dtype.bool).to_sparse(s.sparse_dim())
+                    s = s.to_dense().sparse_mask(full)
+                    if x.layout is sparse_csr:
+                        s = s.to_sparse_csr()
+                elif s.layout is sparse_coo:
+                    s = s.coalesce()
+                flat.append(F.values_of(s).detach().requires_grad_())
+                patterns.append(s._data)
+            else:
+                flat.append(x)
+                patterns.append(None)
+
+        def dense_func(*vals):
+            real = [v if p is None else F.make(v, p) for v, p in zip(vals, patterns)]
+            out = func(*real)
+            outs = out if isinstance(out, tuple) else (out,)
+            outs = tuple(
+                o.to_dense() if isinstance(o, Tensor) and o.layout is not strided else o
+                for o in outs
+            )
+            return outs if isinstance(out, tuple) else outs[0]
+
+        return gradcheck(dense_func, tuple(flat), **kwargs)
+
+    return gradcheck_with_sparse_support
