@@ -234,6 +234,7 @@ def test_layout_and_flags():
     assert s.detach().is_sparse and s.data.is_sparse and s.shape == (2, 2) and s.numel() == 4
     assert sorted(ember.sparse.__all__) == [
         "addmm",
+        "as_sparse_gradcheck",
         "check_sparse_tensor_invariants",
         "log_softmax",
         "mm",
