@@ -89,6 +89,7 @@ class Attention(Function):
     """
 
     _array_forward = True
+    _low_opmath = True  # float16/bfloat16 compute in float32 and round once, as torch's kernels
     _node_name = "ScaledDotProductAttentionBackward0"
 
     @staticmethod

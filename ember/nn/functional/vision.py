@@ -129,6 +129,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     p = _pad_tuple(pad)
+    if _ac.on and (mode == "replicate" or mode == "reflect" and len(p) <= 4) and _ac.enabled():
+        input = _ac.fp32(input)[0]  # autocast's float32 list (reflection/replication pads)
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(p) % 2:
