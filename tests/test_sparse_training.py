@@ -414,3 +414,19 @@ def test_large_sparse_grads_match_torch(name, kwargs, same_rows):
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-10, atol=1e-12)
     if same_rows:  # equal entry lists add pairwise: the buffer keeps torch's size
         assert out[0][1] == out[1][1] == 4096
+
+
+@needs_torch
+def test_hand_written_sgd_adds_a_sparse_grad_into_the_dense_weight():
+    out = []
+    for lib in (ember, torch):
+        w = _leaf(lib)
+        lib.nn.functional.embedding(lib.tensor(X), w, sparse=True).pow(2).sum().backward()
+        with lib.no_grad():
+            w.add_(w.grad, alpha=-0.1)  # the classic manual update
+            w -= 0.1 * w.grad
+        w.data.sub_(w.grad)
+        d = lib.ones(6, 3, dtype=lib.float64)
+        out.append([w.detach().numpy(), (d + w.grad).numpy(), lib.add(d, w.grad, alpha=2).numpy()])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

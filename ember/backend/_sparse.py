@@ -464,3 +464,12 @@ def lookup_slots(src_indices: np.ndarray, indices: np.ndarray, shape: tuple) -> 
         return np.full(keys.shape[0], -1, _INT)
     pos = np.minimum(np.searchsorted(src, keys), src.shape[0] - 1)
     return np.where(src[pos] == keys, pos, -1).astype(_INT)
+
+
+def dense_plus_sparse(d, indices, values, coalesced: bool, sign: int, out=None) -> np.ndarray:
+    """``d + sign * sparse`` (into ``out`` when given, which may be ``d``: in place)."""
+    if out is None:
+        out = np.array(d, dtype=np.result_type(d, values), copy=True)
+    elif out is not d:
+        np.copyto(out, d)
+    return dense_add_(out, indices, values, sign, coalesced)

@@ -42,8 +42,42 @@ class SparseArray:
         "__weakref__",
     )
     base = None  # what the engine asks of a gradient's array before keeping it
-    __array_ufunc__ = None  # NumPy must not treat it as an object scalar
     __hash__ = object.__hash__
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # dense + sparse and dense - sparse (``out=`` the dense one: in place) are what
+        # ``dense.add_(sparse, alpha=...)`` and gradient accumulation ask of NumPy; any other
+        # ufunc on a sparse array is the sparse backend's error (never an object scalar)
+        name = ufunc.__name__
+        out = kwargs.pop("out", None)
+        if (
+            method == "__call__"
+            and name in ("add", "subtract")
+            and len(inputs) == 2
+            and inputs[1] is self
+            and inputs[0].__class__ is not SparseArray
+            and not kwargs
+            and (out is None or len(out) == 1)
+            and tuple(getattr(inputs[0], "shape", ())) == self.shape
+        ):
+            a = self._coo()
+            return _k.dense_plus_sparse(
+                inputs[0],
+                a.indices,
+                a.values,
+                a.coalesced,
+                -1 if name == "subtract" else 1,
+                None if out is None else out[0],
+            )
+        raise unsupported(name)
+
+    def __mul__(self, other):
+        # a Python number times a sparse array (``add_``'s scaled operand): scaled values
+        if other.__class__ in (int, float, bool):
+            return self.with_values(self.values * other)
+        raise unsupported("mul")
+
+    __rmul__ = __mul__
 
     def __init__(self, layout, shape, values, indices=None, crow=None, col=None, coalesced=False):
         self.layout = layout
@@ -223,7 +257,7 @@ def _refuse(name):
 
 
 for _n in (
-    "eq ne lt le gt ge add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod "
+    "eq ne lt le gt ge add radd sub rsub truediv rtruediv floordiv rfloordiv mod "
     "rmod pow rpow matmul rmatmul and rand or ror xor rxor neg pos abs invert lshift rshift"
 ).split():
     setattr(SparseArray, f"__{_n}__", _refuse(_n))
