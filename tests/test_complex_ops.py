@@ -145,6 +145,9 @@ ERRORS = {
     "igamma": lambda L, a, b: L.igamma(a, b),
     "igammac": lambda L, a, b: L.special.gammaincc(a, b),
     "xlog1py": lambda L, a, b: L.special.xlog1py(a, b),
+    "smooth_l1_loss": lambda L, a, b: F(L).smooth_l1_loss(a, b),
+    "huber_loss": lambda L, a, b: F(L).huber_loss(a, b),
+    "mse_loss": lambda L, a, b: F(L).mse_loss(a, b),
 }
 
 
@@ -248,6 +251,10 @@ CASES = {
         lambda L, i, a, b: L.addbmm(i, a, b, beta=0.5, alpha=2),
         [_z(3, 2), _z(2, 3, 4), _z(2, 4, 2)],
     ),
+    "unfold": (lambda L, x: F(L).unfold(x, 2, stride=1), [_z(1, 2, 4, 4)]),
+    "fold": (lambda L, x: F(L).fold(x, (3, 3), 2), [_z(1, 8, 4)]),
+    "smooth_l1_beta0": (lambda L, a, b: F(L).smooth_l1_loss(a, b, beta=0.0), [A2, B2]),
+    "l1_loss": (lambda L, a, b: F(L).l1_loss(a, b), [A2, B2]),
     "conv2d": (
         lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1, stride=2),
         [_z(2, 2, 5, 5), _z(3, 2, 3, 3), _z(3)],
@@ -316,6 +323,7 @@ GRADCHECK = [
     "logdet",
     "addr",
     "addbmm",
+    "unfold",
 ]
 
 

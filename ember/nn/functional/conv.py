@@ -622,7 +622,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 def _fold_dtype(kernel: str, x: Tensor) -> None:
     dt = x._data.dtype
-    if dt.kind not in "fV":
+    if dt.kind not in "fcV":  # (complex too: the copies have real 0/1 weights)
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_DT_NAME.get(dt.name, dt.name)}'"
         )

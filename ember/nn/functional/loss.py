@@ -456,6 +456,8 @@ def smooth_l1_loss(
     if beta == 0.0:
         return _reduce((input - target).abs(), code)
     x, y = broadcast_tensors(input, target)
+    if x._data.dtype.kind == "c":
+        _float_only("smooth_l1_cpu", x)
     return _L._SmoothL1Node.apply(x, y, float(beta), False, code)
 
 
@@ -480,6 +482,8 @@ def huber_loss(
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     x, y = broadcast_tensors(input, target)
+    if x._data.dtype.kind == "c":
+        _float_only("huber_cpu", x)
     if weight is not None:
         loss = _L._HuberNode.apply(x, y, float(delta), True, 0)
         return _weighted(loss, input, weight, reduction, False)
