@@ -33,12 +33,68 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pickle import UnpicklingError
 
-from ember.serialization import _load, _pickler
+from ember.serialization import _load, _options, _pickler, _safe_globals, _unpickler
 from ember.serialization._atomic import atomic_write
-from ember.serialization._rebuild import UntypedStorage
-from ember.serialization._zip import ZipError, ZipWriter
+from ember.serialization._locations import (
+    SourceChangeWarning,
+    check_module_version_greater_or_equal,
+    default_restore_location,
+    location_tag,
+    mkdtemp,
+    normalize_storage_type,
+    register_package,
+    storage_to_tensor_type,
+    validate_cuda_device,
+    validate_hpu_device,
+)
+from ember.serialization._options import (
+    LoadEndianness,
+    get_crc32_options,
+    get_default_load_endianness,
+    get_default_mmap_options,
+    set_crc32_options,
+    set_default_load_endianness,
+    set_default_mmap_options,
+    skip_data,
+)
+from ember.serialization._rebuild import StorageType, UntypedStorage  # noqa: F401
+from ember.serialization._safe_globals import (
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    safe_globals,
+)
+from ember.serialization._zip import ZipError, ZipReader, ZipWriter
 
-__all__ = ["save", "load"]  # torch.serialization's names that ember has
+# torch.serialization's names, all of them (in its order)
+__all__ = [
+    "SourceChangeWarning",
+    "mkdtemp",
+    "register_package",
+    "check_module_version_greater_or_equal",
+    "validate_cuda_device",
+    "validate_hpu_device",
+    "location_tag",
+    "default_restore_location",
+    "normalize_storage_type",
+    "storage_to_tensor_type",
+    "save",
+    "load",
+    "StorageType",
+    "LoadEndianness",
+    "get_crc32_options",
+    "set_crc32_options",
+    "get_default_load_endianness",
+    "set_default_load_endianness",
+    "get_default_mmap_options",
+    "set_default_mmap_options",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "add_safe_globals",
+    "safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+    "skip_data",
+]
 
 DEFAULT_PROTOCOL = 2
 
@@ -90,22 +146,25 @@ def _write_zip(
     thread while the main thread writes (both release the GIL), and with ``sync`` (a path's
     file descriptor) the written part is flushed to disk in another thread while later
     storages are written, so the final fsync has little left to do."""
-    total = sum(raw.nbytes for _, raw in storages)
+    skip = _options.tls.skip_data
+    compute_crc = bool(_options.config.compute_crc32)
+    total = 0 if skip else sum(raw.nbytes for _, raw in storages)
     pipeline = total >= _PIPELINE_BYTES
     pool = ThreadPoolExecutor(2) if pipeline else None
     try:
         crcs = [
-            pool.submit(zlib.crc32, raw) if pipeline and raw.nbytes else None for _, raw in storages
+            pool.submit(zlib.crc32, raw) if pipeline and compute_crc and raw.nbytes else None
+            for _, raw in storages
         ]
         flushing = None
-        zw = ZipWriter(file, archive)
+        zw = ZipWriter(file, archive, compute_crc)
         zw.write_record("data.pkl", pickle_bytes)
         zw.write_record(".format_version", b"1")
         zw.write_record(".storage_alignment", b"64")
         if byteorder:
             zw.write_record("byteorder", sys.byteorder.encode())
         for (key, raw), crc in zip(storages, crcs):
-            zw.write_record(f"data/{key}", raw, raw.nbytes, crc and crc.result)
+            zw.write_record(f"data/{key}", raw, raw.nbytes, crc and crc.result, skip)
             if sync is not None and pipeline and (flushing is None or flushing.done()):
                 file.flush()
                 flushing = pool.submit(os.fdatasync if hasattr(os, "fdatasync") else os.fsync, sync)
@@ -165,6 +224,10 @@ def save(
             )
         return st.save(obj, f)
     if not _use_new_zipfile_serialization:
+        if _options.tls.skip_data:
+            raise RuntimeError(
+                "Cannot use skip_data=True with _use_new_zipfile_serialization=False"
+            )
         raise NotImplementedError(
             "ember.save writes the zip checkpoint format only "
             "(_use_new_zipfile_serialization=False is not supported)"
@@ -318,7 +381,7 @@ def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_ar
             raise RuntimeError("the file is empty")
         if head[:4] == b"PK\x03\x04" or head[:4] == b"PK\x05\x06":
             return _load_zip(
-                fh, base, length, restore, weights_only, pickle_module, mmap, load_args
+                fh, base, length, restore, weights_only, pickle_module, mmap, load_args, f
             )
         if mmap:
             raise RuntimeError(
@@ -363,15 +426,20 @@ def _retyped(e: Exception, msg: str) -> Exception:
         return RuntimeError(msg) if isinstance(e, RuntimeError) else ValueError(msg)
 
 
-def _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap, load_args):
+def _load_zip(fh, base, length, restore, weights_only, pickle_module, mmap, load_args, f=None):
     file = fh if base == 0 else _Window(fh, base)
     mm = None
     if mmap:
         import mmap as _mmap
 
-        # Private (copy-on-write): writes to the tensors never reach the file, as PyTorch's
-        # default MAP_PRIVATE.
-        mm = _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
+        if _options.config.mmap_flags == _options.MAP_SHARED and _options.MAP_SHARED is not None:
+            # set_default_mmap_options(MAP_SHARED): writes to the tensors reach the file.
+            with open(f, "r+b") as rw:
+                mm = _mmap.mmap(rw.fileno(), 0, access=_mmap.ACCESS_WRITE)
+        else:
+            # Private (copy-on-write, PyTorch's default MAP_PRIVATE): writes to the tensors
+            # never reach the file.
+            mm = _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY)
     try:
         return _load.load_zip(
             file,
@@ -423,3 +491,60 @@ def _load_legacy(fh, base, length, restore, weights_only, pickle_module, load_ar
                 mm.close()
             except BufferError:
                 pass
+
+
+# ---- inspection ------------------------------------------------------------------------------
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals a checkpoint names that ``ember.load(f, weights_only=True)`` would refuse:
+    not on the default allow-list and not marked with ``add_safe_globals``/``safe_globals``.
+
+    The pickle is read statically: nothing in the file runs or is imported.
+
+    Args:
+        f: a path or a readable, seekable binary file object holding a zip checkpoint.
+
+    Returns:
+        ``"module.name"`` strings (``"collections.namedtuple"``), in order of first appearance.
+
+    Raises:
+        ValueError: ``f`` is not a zip checkpoint (or is a TorchScript archive).
+
+    Example:
+        >>> import fractions, io
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2), "r": fractions.Fraction(1, 2)}, buf)
+        >>> _ = buf.seek(0)
+        >>> ember.serialization.get_unsafe_globals_in_checkpoint(buf)
+        ['fractions.Fraction']
+    """
+    if _is_path(f):
+        with open(f, "rb") as fh:
+            return _unsafe_globals(fh, _describe(f))
+    return _unsafe_globals(f, _describe(f))
+
+
+def _unsafe_globals(fh, where: str) -> list[str]:
+    base = fh.tell()
+    head = fh.read(4)
+    fh.seek(base)
+    if head != b"PK\x03\x04":
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    length = fh.seek(0, 2) - base
+    fh.seek(base)
+    try:
+        zr = ZipReader(fh if base == 0 else _Window(fh, base), length)
+        if zr.get("constants.pkl") is not None:
+            raise ValueError(
+                "Expected input to be a checkpoint returned by torch.save but got a "
+                "torchscript checkpoint"
+            )
+        rec = zr.get("data.pkl")
+        if rec is None:
+            raise RuntimeError("the zip archive has no data.pkl: not a checkpoint")
+        names = _safe_globals.globals_in_pickle(zr.read(rec))
+    except (ZipError, RuntimeError) as e:
+        raise RuntimeError(f"get_unsafe_globals_in_checkpoint({where}): {e}") from None
+    safe = _unpickler._tables()[0].keys() | _safe_globals.user_allowed().keys()
+    return [n for n in names if n not in safe]

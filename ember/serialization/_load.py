@@ -15,7 +15,7 @@ from pickle import UnpicklingError
 
 from ember._device import device
 from ember.backend import _storage
-from ember.serialization import _rebuild, _unpickler
+from ember.serialization import _locations, _options, _rebuild, _unpickler
 from ember.serialization._rebuild import StorageType, TypedStorage, UntypedStorage
 from ember.serialization._zip import ZipError, ZipReader
 
@@ -32,6 +32,7 @@ class Restore:
         self.fn = None
         self.table = None
         self.fixed = None
+        self.mapped = None
         if map_location is None:
             pass
         elif isinstance(map_location, (str, device)):
@@ -58,16 +59,43 @@ class Restore:
             location = self.table.get(location, location)
             if isinstance(location, device):
                 location = str(location)
-        return _rebuild.check_location(location)
+        try:
+            return _rebuild.check_location(location)
+        except RuntimeError:
+            if not _locations.has_user_packages():
+                raise
+            self.mapped = location
+            return None  # ask the packages registered with register_package, once read
 
     def call(self, storage: UntypedStorage, location: str) -> UntypedStorage:
+        if self.fn is None:
+            return self._by_packages(storage, self.mapped)
         result = self.fn(storage, location)
         if result is None:
-            return storage.to(_rebuild.check_location(location))
+            try:
+                target = _rebuild.check_location(location)
+            except RuntimeError:
+                if not _locations.has_user_packages():
+                    raise
+                return self._by_packages(storage, location)
+            return storage.to(target)
         if not isinstance(result, UntypedStorage):
             raise TypeError(
                 "ember.load: a map_location callable must return the storage it was given "
                 f"(possibly moved with .to()/.cpu()) or None, got {type(result).__name__}"
+            )
+        return result
+
+    @staticmethod
+    def _by_packages(storage: UntypedStorage, location: str) -> UntypedStorage:
+        result = _locations.restore_by_user_packages(storage, location)
+        if result is None:
+            _rebuild.check_location(location)  # raises ember's error for the location
+        if not isinstance(result, UntypedStorage):
+            raise TypeError(
+                "ember.load: a deserializer registered with register_package must return the "
+                f"storage it was given (possibly moved with .to()) or None, got "
+                f"{type(result).__name__}"
             )
         return result
 
@@ -113,6 +141,9 @@ def load_zip(file, length, restore, *, weights_only, pickle_module, mm, load_arg
         if order not in (b"little", b"big"):
             raise ValueError(f"Unknown endianness type: {order.decode('ascii', 'replace')}")
         swap = order.decode() != sys.byteorder
+    else:  # an archive without the record: set_default_load_endianness decides
+        swap = _options.fallback_byteorder() != sys.byteorder
+    skip = _options.tls.skip_data
     pickle_bytes = zr.read(rec)
     storages: dict[str, TypedStorage] = {}
 
@@ -143,6 +174,10 @@ def load_zip(file, length, restore, *, weights_only, pickle_module, mm, load_arg
         target = restore.target(location)
         if target is not None and target.type == "meta":
             us = UntypedStorage(None, nbytes, _META)
+        elif skip:  # skip_data: the tensor's structure only, its bytes uninitialized
+            us = UntypedStorage(_storage.empty_bytes(nbytes), nbytes, _CPU)
+            if target is None:
+                us = restore.call(us, location)
         else:
             if mm is not None:
                 if srec.method != 0:
@@ -274,7 +309,7 @@ def load_legacy(data, file, base, restore, *, weights_only, pickle_module, load_
                 f"{nbytes} bytes at byte {pos}, the file has {len(data)}"
             )
         raw = ts.untyped._raw
-        if raw is not None and nbytes:
+        if raw is not None and nbytes and not _options.tls.skip_data:
             file.seek(base + pos)
             got = file.readinto(raw)
             if got != nbytes:

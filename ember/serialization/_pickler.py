@@ -18,6 +18,7 @@ from collections import OrderedDict
 from ember import _dtype, backend
 from ember._device import device
 from ember.backend import _storage
+from ember.serialization import _options
 from ember.tensor import Size, Tensor
 
 
@@ -162,6 +163,8 @@ def _pickler_class(base):
             dt = _dtype.from_np(arr.dtype)
             rg = t._requires_grad
             if xp.device_type == "meta":
+                if _options.tls.skip_data:
+                    _options.warn_meta_skip()
                 inner = (REBUILD_META, (dt, tuple(arr.shape), tuple(xp.strides_of(arr)), False))
             else:
                 location = "cpu"

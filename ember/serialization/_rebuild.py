@@ -80,12 +80,32 @@ def dtype_named(name: str):
 
 
 class StorageType:
-    """``torch.FloatStorage`` and its kin: names the dtype of a persistent storage id."""
+    """A legacy storage class named in a checkpoint (``torch.FloatStorage``...): stands for the
+    dtype of a persistent storage id.
+
+    Args:
+        name: the class name as pickles write it (``"FloatStorage"``).
+
+    Raises:
+        KeyError: ``name`` is not one of PyTorch's legacy storage classes.
+
+    Example:
+        >>> ember.serialization.StorageType("HalfStorage").dtype
+        ember.float16
+    """
 
     __slots__ = ("name", "dtype")
 
-    def __init__(self, name: str, dtype):
+    def __init__(self, name: str, dtype=None):
+        if dtype is None:
+            found = STORAGE_TYPES.get(name)
+            if found is None:
+                raise KeyError(f'pickle storage type "{name}" is not recognized')
+            dtype = found.dtype
         self.name, self.dtype = name, dtype
+
+    def __str__(self) -> str:
+        return f"StorageType(dtype={self.dtype})"
 
     def __repr__(self) -> str:
         return f"<storage type torch.{self.name}>"

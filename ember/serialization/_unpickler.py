@@ -15,21 +15,24 @@ the file names, so it is only for files one trusts.
 
 from __future__ import annotations
 
-import _compat_pickle
 import importlib
 import pickle
 import struct
 from collections import Counter, OrderedDict
 from pickle import UnpicklingError
 
-from ember.serialization import _rebuild
+from ember.serialization import _rebuild, _safe_globals
 
 _TABLE: dict[str, object] = {}
 _CALLABLE: set[int] = set()
 
 _UNSAFE_HINT = (
-    "Re-running ember.load with weights_only=False will likely succeed, but it can result in "
-    "arbitrary code execution: do it only if you got the file from a trusted source."
+    "Re-running `ember.load` with `weights_only` set to `False` will likely succeed, but it can "
+    "result in arbitrary code execution. Do it only if you got the file from a trusted source."
+)
+_DOCS = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default "
+    "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
 )
 
 
@@ -44,11 +47,29 @@ def weights_only_error(detail: str) -> UnpicklingError:
     return UnpicklingError(f"Weights only load failed. {_UNSAFE_HINT}\n{detail}")
 
 
-def _fix_name(module: str, name: str) -> tuple[str, str]:
-    """Python 2 names (``__builtin__.set``) as Python 3 spells them; pickle does the same."""
-    if (module, name) in _compat_pickle.NAME_MAPPING:
-        return _compat_pickle.NAME_MAPPING[(module, name)]
-    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+def unsafe_global_error(full: str) -> UnpicklingError:
+    """PyTorch's error for a global outside the allow-lists, with its two ways out."""
+    # NOTE: matches torch: the suggested code names builtins bare (``[print]``) so that it runs;
+    # deliberate difference: the GLOBAL keeps the file's full name (``builtins.print``, as
+    # get_unsafe_globals_in_checkpoint lists it), and no terminal bold escapes.
+    code = full[len("builtins.") :] if full.startswith("builtins.") else full
+    return UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two "
+        "options, do those steps only if you trust the source of the checkpoint. "
+        f"\n\t(1) {_UNSAFE_HINT}\n\t(2) Alternatively, to load with `weights_only=True` please "
+        "check the recommended steps in the following error message.\n\tWeightsUnpickler "
+        f"error: Unsupported global: GLOBAL {full} was not an allowed global by default. Please "
+        f"use `ember.serialization.add_safe_globals([{code}])` or the "
+        f"`ember.serialization.safe_globals([{code}])` context manager to allowlist this global "
+        f"if you trust this class/function.{_DOCS}"
+    )
+
+
+def _blocked_error(full: str, module: str) -> UnpicklingError:
+    return UnpicklingError(
+        f"Weights only load failed. {_UNSAFE_HINT}\n\n\nTrying to load unsupported GLOBAL "
+        f"{full} whose module {module} is blocked.{_DOCS}"
+    )
 
 
 _BUILDABLE = (OrderedDict, Counter)
@@ -78,16 +99,16 @@ class WeightsUnpickler:
 
     def _global(self, module: str, name: str):
         table, _ = _tables()
-        module, name = _fix_name(module, name)
+        module, name = _safe_globals.fix_name(module, name)
         full = f"{module}.{name}"
+        # NOTE: matches torch: a blocked module stays refused even when marked safe.
+        if module in _safe_globals.BLOCKED_MODULES:
+            raise _blocked_error(full, module)
         obj = table.get(full)
         if obj is None:
-            raise weights_only_error(
-                f"Unsupported global: GLOBAL {full} is not an allowed global: ember's "
-                "weights-only load accepts plain containers, tensor rebuild functions, "
-                "storage types, dtypes, Size, device and Parameter, and never imports or "
-                "calls anything else."
-            )
+            obj = _safe_globals.user_allowed().get(full)
+            if obj is None:
+                raise unsafe_global_error(full)
         return obj
 
     def load(self):  # noqa: C901  (one loop over opcodes: the interpreter)
@@ -158,7 +179,7 @@ class WeightsUnpickler:
                 elif op == 0x52:  # REDUCE
                     args = stack.pop()
                     func = stack[-1]
-                    if id(func) not in callables:
+                    if id(func) not in callables and id(func) not in _safe_globals.user_ids():
                         raise weights_only_error(
                             f"Trying to call reduce for unrecognized function {func!r:.200}: "
                             "only tensor rebuild functions and plain containers may be called."
@@ -371,11 +392,12 @@ class WeightsUnpickler:
 
         if cls is Parameter:
             return _rebuild._parameter(*args, **kwargs)
-        if cls in _NEWABLE:
+        if cls in _NEWABLE or id(cls) in _safe_globals.user_ids():
+            # NOTE: matches torch (and pickle's NEWOBJ): ``__new__`` only, no ``__init__``.
             return cls.__new__(cls, *args, **kwargs)
         raise weights_only_error(
-            f"Can only create new object for nn.Parameter, OrderedDict, Counter, set, frozenset "
-            f"and complex, but got {cls!r:.200}"
+            "Can only create new object for nn.Parameter, OrderedDict, Counter, set, frozenset, "
+            f"complex or classes allowlisted via `add_safe_globals` but got {cls!r:.200}"
         )
 
     def _build(self, inst, state):
@@ -393,10 +415,29 @@ class WeightsUnpickler:
             inst.__dict__.update(state)
         elif type(inst) is Parameter:
             _rebuild.set_obj_state(inst, state)
+        elif id(type(inst)) in _safe_globals.user_ids():
+            _set_state(inst, state)
         else:
             raise weights_only_error(
-                f"Can only build Parameter, OrderedDict or Counter, but got {type(inst).__name__}"
+                "Can only build Parameter, OrderedDict, Counter or types allowlisted via "
+                f"`add_safe_globals`, but got {type(inst).__name__}"
             )
+
+
+def _set_state(inst, state) -> None:
+    """BUILD on an instance of a class the user marked safe: as pickle's (and PyTorch's)."""
+    setstate = getattr(inst, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slotstate = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slotstate = state
+    if state:
+        inst.__dict__.update(state)
+    if slotstate:
+        for k, v in slotstate.items():
+            setattr(inst, k, v)
 
 
 _OPCODE_NAMES = {

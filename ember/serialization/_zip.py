@@ -37,16 +37,21 @@ class ZipWriter:
     then ``finish()`` to write the central directory.
     """
 
-    def __init__(self, file, prefix: str):
+    def __init__(self, file, prefix: str, compute_crc: bool = True):
         self._file = file
+        self._crc = compute_crc
         self._prefix = prefix
         self._pos = 0
         self._entries: list[tuple[bytes, int, int, int]] = []  # name, crc, size, offset
         self._pad = b"FB" + b"Z" * (ALIGNMENT + 2)
 
-    def write_record(self, name: str, data, nbytes: int | None = None, crc=None) -> None:
+    def write_record(
+        self, name: str, data, nbytes: int | None = None, crc=None, zeros: bool = False
+    ) -> None:
         """Write one record; ``crc``, if given, is a zero-argument callable returning the
-        CRC-32 of ``data`` (computed elsewhere, e.g. in a thread while this writes)."""
+        CRC-32 of ``data`` (computed elsewhere, e.g. in a thread while this writes). With
+        ``zeros`` the record holds ``nbytes`` zero bytes and a CRC of 0 (``skip_data``);
+        without ``compute_crc`` every CRC is 0."""
         fname = f"{self._prefix}/{name}".encode()
         size = len(data) if nbytes is None else nbytes
         offset = self._pos
@@ -69,7 +74,12 @@ class ZipWriter:
         write(_LOCAL.pack(0x04034B50, 0, _FLAGS, 0, 0, 0, 0, 0, 0, len(fname), len(extra)))
         write(fname)
         write(extra)
-        if size:
+        if size and zeros:
+            # NOTE: matches torch: skip_data leaves zeros and a CRC of 0 (PyTorch's loader
+            # never checks a storage's CRC).
+            _write_zeros(self._file, size)
+            crc = 0
+        elif size and self._crc:
             if crc is None:
                 crc = zlib.crc32(data)
                 write(data)
@@ -77,6 +87,8 @@ class ZipWriter:
                 write(data)
                 crc = crc()
         else:
+            if size:
+                write(data)
             crc = 0
         self._pos = start + pad + size
         if size:  # miniz writes no descriptor for an empty record
@@ -276,7 +288,9 @@ class ZipReader:
             )
         if len(data) != rec.size:
             raise ZipError(f"record {rec.name!r} has {len(data)} bytes, its header says {rec.size}")
-        if check_crc and zlib.crc32(data) != rec.crc:
+        # A CRC of 0 is what a writer without CRCs records (torch's set_crc32_options(False)):
+        # NOTE: matches torch: such archives load.
+        if check_crc and rec.crc and zlib.crc32(data) != rec.crc:
             raise ZipError(f"record {rec.name!r} fails its CRC-32 check: the file is corrupt")
         return data
 
@@ -289,6 +303,29 @@ class ZipReader:
         n = self._file.readinto(out)
         if n != rec.size:
             raise ZipError(f"record {rec.name!r}: read {n} of {rec.size} bytes (truncated)")
+
+
+_ZEROS = 1 << 20
+
+
+def _write_zeros(file, n: int) -> None:
+    """``n`` zero bytes: a seek past the end where the file is at its end (a hole the next
+    write fills with zeros, without writing them), else written in chunks."""
+    try:
+        pos = file.tell()
+        at_end = file.seekable() and file.seek(0, 2) == pos
+        if not at_end:
+            file.seek(pos)
+    except (AttributeError, OSError, ValueError):
+        at_end = False
+    if at_end:
+        file.seek(pos + n)
+        return
+    zeros = bytes(min(n, _ZEROS))
+    while n > 0:
+        k = min(n, len(zeros))
+        file.write(zeros[:k] if k < len(zeros) else zeros)
+        n -= k
 
 
 def _zip64_fields(extra: bytes, usize: int, csize: int, off: int):
