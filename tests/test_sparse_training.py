@@ -430,3 +430,17 @@ def test_hand_written_sgd_adds_a_sparse_grad_into_the_dense_weight():
         out.append([w.detach().numpy(), (d + w.grad).numpy(), lib.add(d, w.grad, alpha=2).numpy()])
     for a, b in zip(*out):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@needs_torch
+def test_sparse_grad_under_create_graph_matches_torch():
+    ge = []
+    for lib in (ember, torch):
+        w = _leaf(lib)
+        lib.nn.functional.embedding(lib.tensor(X), w, sparse=True).sum().backward(create_graph=True)
+        g = lib.autograd.grad(
+            lib.nn.functional.embedding(lib.tensor(X), w, sparse=True).sum(), w, create_graph=True
+        )[0]
+        assert not g.requires_grad and g.layout == lib.sparse_coo
+        ge.append(w.grad)
+    _same_grad(*ge)

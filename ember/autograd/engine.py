@@ -599,7 +599,7 @@ def _accumulate_leaf(t: Tensor, g: Tensor, create_graph: bool, seen: set):
             # the gradient itself, which may be a view or also handed to another leaf
             from ember.ops.creation import empty_like
 
-            t._grad = empty_like(g).copy_(g)
+            t._grad = empty_like(g).copy_(g) if g.layout is Tensor.layout else g.clone()
         else:
             d = g._data
             if id(d) in seen or getattr(d, "base", None) is not None or not _writeable(d):
