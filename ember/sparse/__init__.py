@@ -1,8 +1,10 @@
 """Sparse tensors (``torch.sparse``): COO and CSR layouts, products in SciPy.
 
 Construct with ``ember.sparse_coo_tensor`` / ``ember.sparse_csr_tensor`` or
-``Tensor.to_sparse()``; multiply with ``ember.sparse.mm`` or ``@``. See ``_methods.py`` for the
-tensor class and ``_functions.py`` for the autograd steps.
+``Tensor.to_sparse()``; multiply with ``ember.sparse.mm`` or ``@`` (either operand sparse). See
+``_methods.py`` for the tensor class, ``_functions.py`` for the autograd steps (and the sparse
+weight gradient of ``nn.Embedding(sparse=True)``), ``_ops.py`` for the products with a sparse
+second operand, ``sampled_addmm``, ``spdiags``, selection and ``as_sparse_gradcheck``.
 """
 
 from ember.sparse import _tensor  # noqa: F401  (attaches the sparse methods to Tensor)
