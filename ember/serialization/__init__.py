@@ -400,6 +400,8 @@ def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_ar
             f"not a checkpoint: it starts with {head[:16]!r}, which is neither a zip archive "
             "(ember.save / torch.save), PyTorch's legacy format nor safetensors"
         )
+    except _safe_globals.BadEntry:  # the user's add_safe_globals list, not the file
+        raise
     except UnpicklingError as e:
         raise UnpicklingError(f"ember.load({where}): {e}") from None
     except ZipError as e:

@@ -127,11 +127,9 @@ def _device_module(backend: str):
     return getattr(ember, backend, None)
 
 
-def _validate_device(location, backend: str):
-    """The device ``location`` names, or PyTorch's error where ember cannot hold it (always, for
-    an accelerator: ember runs on the CPU)."""
-    from ember._device import device
-
+def _validate_device(location, backend: str) -> int:
+    """The device index ``location`` names, or PyTorch's error where ember cannot hold it
+    (always, for an accelerator: ember runs on the CPU)."""
     module = _device_module(backend)
     if module is None:
         raise RuntimeError(
@@ -140,11 +138,12 @@ def _validate_device(location, backend: str):
             "map your storages to the CPU."
         )
     if isinstance(location, int):
-        dev = device(backend, location)
+        index = location
     else:
-        dev = device(location)
-        if dev.type != backend:
+        kind, _, index = str(location).partition(":")
+        if kind != backend:
             raise ValueError(f"Expected a {backend} device, but got: {location}")
+        index = int(index) if index else 0
     if not module.is_available():
         raise RuntimeError(
             f"Attempting to deserialize object on a {backend.upper()} device but "
@@ -152,7 +151,7 @@ def _validate_device(location, backend: str):
             "machine, please use ember.load with map_location=ember.device('cpu') to map your "
             "storages to the CPU."
         )
-    return dev  # unreachable while ember has no accelerator
+    return index  # unreachable while ember has no accelerator
 
 
 def validate_cuda_device(location):
@@ -169,7 +168,7 @@ def validate_cuda_device(location):
         ...
         RuntimeError: Attempting to deserialize object on a CUDA device but ember.cuda...
     """
-    return _validate_device(location, "cuda").index
+    return _validate_device(location, "cuda")
 
 
 def validate_hpu_device(location):
@@ -182,7 +181,7 @@ def validate_hpu_device(location):
         ...
         RuntimeError: The HPU device module is not registered. ...
     """
-    return _validate_device(location, "hpu").index
+    return _validate_device(location, "hpu")
 
 
 def _cpu_tag(obj):

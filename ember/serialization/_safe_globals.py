@@ -19,6 +19,18 @@ _marked: set = set()
 _cache: list = [None, None]  # name -> object table of ``_marked`` and its objects' ids
 
 
+class BadEntry(Exception):
+    """Marks an error in the user's list (not in the file): the loader lets it through."""
+
+
+class _BadEntryValue(BadEntry, ValueError):
+    pass
+
+
+class _BadEntryType(BadEntry, TypeError):
+    pass
+
+
 def _set(new: set) -> None:
     global _marked
     _marked = new
@@ -116,12 +128,12 @@ def user_allowed() -> dict[str, object]:
     for f in _marked:
         if isinstance(f, tuple):
             if len(f) != 2:
-                raise ValueError(
+                raise _BadEntryValue(
                     "Expected tuple of length 2 (global, str of callable full path), but got "
                     f"tuple of length: {len(f)}"
                 )
             if type(f[1]) is not str:
-                raise TypeError(
+                raise _BadEntryType(
                     "Expected second item in tuple to be str of callable full path, but got: "
                     f"{type(f[1])}"
                 )

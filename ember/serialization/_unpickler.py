@@ -370,7 +370,7 @@ class WeightsUnpickler:
                             "state a checkpoint does not have."
                         )
                     self._fail(f"invalid pickle opcode {name}")
-        except (UnpicklingError, RuntimeError):
+        except (UnpicklingError, RuntimeError, _safe_globals.BadEntry):
             raise
         except (IndexError, KeyError) as e:
             self.pos = pos
