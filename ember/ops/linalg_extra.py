@@ -104,7 +104,7 @@ def lobpcg(
         n = X.shape[-1] if n is None else n
     if m < 3 * n:
         raise ValueError(
-            f"LPBPCG algorithm is not applicable when the number of A rows (={m}) is smaller "
+            f"LOBPCG algorithm is not applicable when the number of A rows (={m}) is smaller "
             f"than 3 x the number of requested eigenpairs (={n})"
         )
     largest = True if largest is None else largest
