@@ -69,6 +69,20 @@ class Color(enum.Enum):
     GREEN = 2
 
 
+class Picky:
+    def __setstate__(self, state):
+        raise ValueError(f"Picky refuses state {state}")
+
+
+def _explode(x):
+    raise KeyError(f"no {x}")
+
+
+class Exploding:
+    def __reduce__(self):
+        return (_explode, ("way",))
+
+
 class Renamed:
     def __init__(self, k=0):
         self.k = k
@@ -269,6 +283,21 @@ def test_forbidden_global_message_matches_torchs_key_parts(tmp_path):
     assert "GLOBAL builtins.print" in str(e.value)
     with pytest.raises(UnpicklingError, match=r"add_safe_globals\(\[print\]\)"):
         _t_load(data)
+
+
+@needs_torch
+def test_errors_in_marked_code_come_out_as_raised():
+    p = Picky.__new__(Picky)
+    p.__dict__["a"] = 1
+    for obj, exc, marked in ((p, ValueError, Picky), (Exploding(), KeyError, _explode)):
+        data = _t_save([obj])
+        es.add_safe_globals([marked])
+        with pytest.raises(exc) as e:
+            _e_load(data)
+        with ts.safe_globals([marked]):
+            with pytest.raises(exc) as t:
+                _t_load(data)
+        assert str(e.value) == str(t.value)
 
 
 def test_unmarked_reduce_newobj_build_stay_refused():

@@ -13,9 +13,17 @@ again after loading.
 
 Loading is safe by default (``weights_only=True``): the pickle is interpreted by ember's own
 restricted unpickler, which accepts only plain containers, tensor rebuild functions, storage
-types, dtypes, ``Size``, ``device`` and ``Parameter``, and raises ``UnpicklingError`` naming any
-other global before touching it. ``weights_only=False`` runs Python's unpickler: it can load a
-whole pickled module, and it runs any code the file names.
+types, dtypes, ``Size``, ``device`` and ``Parameter``, plus the classes and functions marked
+with ``add_safe_globals``/``safe_globals`` (``get_unsafe_globals_in_checkpoint`` lists what a
+file would need), and raises ``UnpicklingError`` naming any other global before touching it.
+``weights_only=False`` runs Python's unpickler: it can load a whole pickled module, and it runs
+any code the file names.
+
+The rest of ``torch.serialization`` is here too: ``skip_data`` (save or load the structure
+without tensor bytes), ``set_crc32_options``, ``set_default_mmap_options`` (``MAP_SHARED`` makes
+writes to ``mmap=True`` tensors reach the file), ``set_default_load_endianness`` (for archives
+without a byte order record) and the location registry (``register_package``, ``location_tag``,
+``default_restore_location``), which ``load`` consults for locations it does not know.
 
 Writing a path is atomic: a temporary file in the same folder, fsync, then a rename over the
 target, so an error or a crash mid-save leaves an earlier file intact.
@@ -402,6 +410,8 @@ def _load_open(f, fh, where, restore, weights_only, pickle_module, mmap, load_ar
         )
     except _safe_globals.BadEntry:  # the user's add_safe_globals list, not the file
         raise
+    except _safe_globals.UserCodeError as e:  # a marked global's own code failed
+        raise e.exc from None
     except UnpicklingError as e:
         raise UnpicklingError(f"ember.load({where}): {e}") from None
     except ZipError as e:

@@ -31,6 +31,22 @@ class _BadEntryType(BadEntry, TypeError):
     pass
 
 
+class UserCodeError(Exception):
+    """Carries an exception raised by a marked global's own code out of the loader, which
+    re-raises it as it is (PyTorch lets those through unchanged)."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(exc)
+        self.exc = exc
+
+
+def call_user(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:
+        raise UserCodeError(e) from None
+
+
 def _set(new: set) -> None:
     global _marked
     _marked = new

@@ -2,11 +2,13 @@
 
 ``WeightsUnpickler`` interprets pickle opcodes itself (as PyTorch's weights-only unpickler
 does) instead of handing the bytes to Python's unpickler: a GLOBAL outside the allow-list
-(``_rebuild.allowed_globals``) is refused before anything is looked up, only allow-listed
-functions may be called (REDUCE), only allow-listed classes instantiated (NEWOBJ), and state
-(BUILD) may only be set on the containers and tensors those create. Nothing in a file can import
-a module or call into arbitrary code. It reads from an in-memory buffer and checks every length
-against it, so a truncated or mutated pickle ends in ``UnpicklingError`` at the offending byte.
+(``_rebuild.allowed_globals``, plus what the user marked with ``add_safe_globals``: see
+``_safe_globals``) is refused before anything is looked up, only allow-listed functions may be
+called (REDUCE), only allow-listed classes instantiated (NEWOBJ), and state (BUILD) may only be
+set on the containers and tensors those create and on instances of marked classes. Nothing in
+a file can import a module or call into arbitrary code. It reads from an in-memory buffer and
+checks every length against it, so a truncated or mutated pickle ends in ``UnpicklingError`` at
+the offending byte.
 
 ``full_unpickler`` is Python's unpickler (``pickle_module.Unpickler``) with PyTorch's names
 mapped to ember's: it loads whole pickled objects (modules, optimizers) and runs whatever code
@@ -179,15 +181,17 @@ class WeightsUnpickler:
                 elif op == 0x52:  # REDUCE
                     args = stack.pop()
                     func = stack[-1]
-                    if id(func) not in callables and id(func) not in _safe_globals.user_ids():
+                    user = id(func) not in callables
+                    if user and id(func) not in _safe_globals.user_ids():
                         raise weights_only_error(
                             f"Trying to call reduce for unrecognized function {func!r:.200}: "
-                            "only tensor rebuild functions and plain containers may be called."
+                            "only tensor rebuild functions, plain containers and globals "
+                            "allowlisted via `add_safe_globals` may be called."
                         )
                     if type(args) is not tuple:
                         self.pos = pos
                         self._fail(f"REDUCE arguments must be a tuple, got {type(args).__name__}")
-                    stack[-1] = func(*args)
+                    stack[-1] = _safe_globals.call_user(func, *args) if user else func(*args)
                 elif op == 0x51:  # BINPERSID
                     pid = stack.pop()
                     if type(pid) is not tuple:
@@ -370,7 +374,7 @@ class WeightsUnpickler:
                             "state a checkpoint does not have."
                         )
                     self._fail(f"invalid pickle opcode {name}")
-        except (UnpicklingError, RuntimeError, _safe_globals.BadEntry):
+        except (UnpicklingError, RuntimeError, _safe_globals.BadEntry, _safe_globals.UserCodeError):
             raise
         except (IndexError, KeyError) as e:
             self.pos = pos
@@ -392,9 +396,11 @@ class WeightsUnpickler:
 
         if cls is Parameter:
             return _rebuild._parameter(*args, **kwargs)
-        if cls in _NEWABLE or id(cls) in _safe_globals.user_ids():
-            # NOTE: matches torch (and pickle's NEWOBJ): ``__new__`` only, no ``__init__``.
+        if cls in _NEWABLE:
             return cls.__new__(cls, *args, **kwargs)
+        if id(cls) in _safe_globals.user_ids():
+            # NOTE: matches torch (and pickle's NEWOBJ): ``__new__`` only, no ``__init__``.
+            return _safe_globals.call_user(cls.__new__, cls, *args, **kwargs)
         raise weights_only_error(
             "Can only create new object for nn.Parameter, OrderedDict, Counter, set, frozenset, "
             f"complex or classes allowlisted via `add_safe_globals` but got {cls!r:.200}"
@@ -416,7 +422,7 @@ class WeightsUnpickler:
         elif type(inst) is Parameter:
             _rebuild.set_obj_state(inst, state)
         elif id(type(inst)) in _safe_globals.user_ids():
-            _set_state(inst, state)
+            _safe_globals.call_user(_set_state, inst, state)
         else:
             raise weights_only_error(
                 "Can only build Parameter, OrderedDict, Counter or types allowlisted via "
