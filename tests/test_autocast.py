@@ -37,6 +37,7 @@ def _cases(L):
     img, ker = r(1, 2, 5, 5), r(3, 2, 3, 3)
     vol, ker3 = r(1, 2, 4, 4, 4), r(3, 2, 2, 2, 2)
     q = x[:, None]
+    spd = L.mm(w, w.t()) + L.eye(3)  # bfloat16 inside the region
     return [
         # lower precision
         ("linear", lambda: F.linear(x, w, b)),
@@ -120,6 +121,18 @@ def _cases(L):
         ("pad_reflect", lambda: F.pad(F.conv1d(r(1, 2, 5), r(3, 2, 3)), (1, 1), mode="reflect")),
         ("pad_replicate", lambda: F.pad(F.conv2d(img, ker), (1, 1, 1, 1), mode="replicate")),
         ("grid_sample", lambda: F.grid_sample(F.conv2d(img, ker), L.zeros(1, 2, 2, 2))),
+        ("fft", lambda: L.fft.fft(y)),
+        ("rfft", lambda: L.fft.rfft(y)),
+        ("irfft", lambda: L.fft.irfft(L.fft.rfft(y))),
+        ("inv", lambda: L.linalg.inv(spd)),
+        ("inverse", lambda: L.inverse(spd)),
+        ("solve", lambda: L.linalg.solve(spd, y.t())),
+        ("svdvals", lambda: L.linalg.svdvals(y)),
+        ("qr", lambda: L.linalg.qr(y)[0]),
+        ("eigh", lambda: L.linalg.eigh(spd)[0]),
+        ("pinverse", lambda: L.pinverse(y)),
+        ("polar", lambda: L.polar(L.abs(y), y)),
+        ("stft", lambda: L.stft(L.mv(r(64, 8), x[0]).bfloat16(), 16, return_complex=True)),
         # promote
         ("cat_mixed", lambda: L.cat([y, x[:, :3]])),
         ("cat_same", lambda: L.cat([y, y])),

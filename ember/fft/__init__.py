@@ -9,6 +9,7 @@ so values, output dtypes and gradients are torch's. The kernels are SciPy's pock
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.ops.complex import conj
 from ember.ops.creation import _finish, _np_dtype, _xp
@@ -289,6 +290,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
         >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0]))[1]
         tensor(-2.+2.j)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(fft, input, n, dim, norm)
     return _c2c_1d("fft", input, n, dim, norm, True, out)
 
 
@@ -299,6 +302,8 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
         >>> ember.fft.ifft(ember.tensor([10.0, 0.0, 0.0, 0.0])).real
         tensor([2.5000, 2.5000, 2.5000, 2.5000])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(ifft, input, n, dim, norm)
     return _c2c_1d("ifft", input, n, dim, norm, False, out)
 
 
@@ -310,6 +315,8 @@ def fft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None, *, out=No
         tensor([[4., 0.],
                 [0., 0.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(fft2, input, s, dim, norm)
     return _c2c_nd("fft2", input, s, dim, norm, True, out)
 
 
@@ -321,6 +328,8 @@ def ifft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None, *, out=N
         tensor([[1., 1.],
                 [1., 1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(ifft2, input, s, dim, norm)
     return _c2c_nd("ifft2", input, s, dim, norm, False, out)
 
 
@@ -332,6 +341,8 @@ def fftn(input: Tensor, s=None, dim=None, norm: str | None = None, *, out=None):
         >>> ember.fft.fftn(ember.ones(2, 2)).shape
         ember.Size([2, 2])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(fftn, input, s, dim, norm)
     return _c2c_nd("fftn", input, s, dim, norm, True, out)
 
 
@@ -343,6 +354,8 @@ def ifftn(input: Tensor, s=None, dim=None, norm: str | None = None, *, out=None)
         tensor([[1., 1.],
                 [1., 1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(ifftn, input, s, dim, norm)
     return _c2c_nd("ifftn", input, s, dim, norm, False, out)
 
 
@@ -353,6 +366,8 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
         >>> ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0]))[1]
         tensor(-2.+2.j)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(rfft, input, n, dim, norm)
     return _r2c_1d("rfft", input, n, dim, norm, True, out)
 
 
@@ -364,6 +379,8 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
         >>> ember.fft.irfft(ember.fft.rfft(ember.tensor([1.0, 2.0, 3.0, 4.0])))
         tensor([1., 2., 3., 4.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(irfft, input, n, dim, norm)
     return _c2r_1d("irfft", input, n, dim, norm, False, out)
 
 
@@ -375,6 +392,8 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
         >>> ember.fft.hfft(ember.tensor([1.0, 0.0, 0.0]))
         tensor([1., 1., 1., 1.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(hfft, input, n, dim, norm)
     return _c2r_1d("hfft", input, n, dim, norm, True, out)
 
 
@@ -385,6 +404,8 @@ def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
         >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).real
         tensor([1., 0., 0.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(ihfft, input, n, dim, norm)
     return _r2c_1d("ihfft", input, n, dim, norm, False, out)
 
 
@@ -395,6 +416,8 @@ def rfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None, *, out=N
         >>> ember.fft.rfft2(ember.ones(2, 4)).shape
         ember.Size([2, 3])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(rfft2, input, s, dim, norm)
     return _rfftn("rfft2", input, s, dim, norm, out)
 
 
@@ -406,6 +429,8 @@ def irfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None, *, out=
         tensor([[1., 1., 1., 1.],
                 [1., 1., 1., 1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(irfft2, input, s, dim, norm)
     return _irfftn("irfft2", input, s, dim, norm, out)
 
 
@@ -416,6 +441,8 @@ def rfftn(input: Tensor, s=None, dim=None, norm: str | None = None, *, out=None)
         >>> ember.fft.rfftn(ember.ones(2, 2, 4)).shape
         ember.Size([2, 2, 3])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(rfftn, input, s, dim, norm)
     return _rfftn("rfftn", input, s, dim, norm, out)
 
 
@@ -426,6 +453,8 @@ def irfftn(input: Tensor, s=None, dim=None, norm: str | None = None, *, out=None
         >>> ember.fft.irfftn(ember.fft.rfftn(ember.ones(2, 4))).shape
         ember.Size([2, 4])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(irfftn, input, s, dim, norm)
     return _irfftn("irfftn", input, s, dim, norm, out)
 
 

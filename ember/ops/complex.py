@@ -15,6 +15,7 @@ does not reach ``x`` (in torch it does). Values, dtypes, gradients and node name
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import binary, unary, xp_of
@@ -148,6 +149,8 @@ def view_as_complex(input: Tensor) -> Tensor:
         >>> ember.view_as_complex(ember.tensor([[1.0, 2.0]]))
         tensor([1.+2.j])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(view_as_complex, input)
     d = _check(input, "view_as_complex")._data
     if d.dtype.kind not in "f" or d.dtype.itemsize < 4:
         name = _dtype.SCALAR_NAMES[_dtype.from_np(d.dtype).name]
@@ -370,6 +373,8 @@ def polar(abs: Tensor, angle: Tensor, *, out=None) -> Tensor:  # noqa: A002  (to
         >>> ember.polar(ember.tensor([2.0]), ember.tensor([0.0]))
         tensor([2.+0.j])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(polar, abs, angle)
     _pair_check(abs, angle, "polar")
     return _out(binary(Polar, abs, angle), out)
 

@@ -15,6 +15,7 @@ finite) branches then.
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
@@ -215,6 +216,8 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
         >>> S
         tensor([4., 3.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(svd, A, full_matrices, driver=driver)
     if driver is not None:
         raise RuntimeError(
             "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
@@ -254,6 +257,8 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
         >>> ember.linalg.svdvals(ember.tensor([[3.0, 0.0], [0.0, -4.0]]))
         tensor([4., 3.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(svdvals, A, driver=driver)
     if driver is not None:
         raise RuntimeError(
             "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
@@ -354,6 +359,8 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
         >>> ember.linalg.eigh(ember.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
         tensor([1., 3.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(eigh, A, UPLO)
     upper = _check_uplo(UPLO)
     _check_eigh_input(A, "linalg.eigh")
     return _out_tuple(_RETURN_TYPES["linalg_eigh"](*LinalgEigh.apply(A, upper)), out)
@@ -379,6 +386,8 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
         >>> ember.linalg.eigvalsh(ember.tensor([[2.0, 1.0], [1.0, 2.0]]))
         tensor([1., 3.])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(eigvalsh, A, UPLO)
     upper = _check_uplo(UPLO)
     _check_eigh_input(A, "linalg.eigh")
     if _gm.state.enabled and A._requires_grad:
@@ -487,6 +496,8 @@ def eig(A: Tensor, *, out=None):
         >>> ember.linalg.eig(ember.tensor([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
         tensor([2.+0.j, 3.+0.j])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(eig, A)
     _check_eig_input(A, "linalg.eig")
     if out is not None:
         _check_complex_out(out, ("eigenvalues", "eigenvectors"), "torch.linalg.eig", _complex_of(A))
@@ -514,6 +525,8 @@ def eigvals(A: Tensor, *, out=None) -> Tensor:
         >>> ember.linalg.eigvals(ember.tensor([[0.0, -1.0], [1.0, 0.0]]))
         tensor([0.+1.j, 0.-1.j])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(eigvals, A)
     _check_eig_input(A, "linalg.eigvals")
     if out is not None:
         _check_complex_out((out,), ("eigenvalues",), "torch.linalg.eigvals", _complex_of(A))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
@@ -136,6 +137,8 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(pinverse, input, rcond)
     return pinv(input, rtol=rcond)
 
 
@@ -148,6 +151,8 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
         >>> ember.linalg.matrix_rank(ember.tensor([[1.0, 2.0], [2.0, 4.0]]))
         tensor(1)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(matrix_rank, A, tol, hermitian, atol=atol, rtol=rtol)
     if tol is not None:
         if atol is not None or rtol is not None:
             raise TypeError(
@@ -181,6 +186,8 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
         >>> ember.linalg.cond(ember.tensor([[1.0, 0.0], [0.0, 4.0]]))
         tensor(4.)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cond, A, p)
     if isinstance(p, bool) or not any(p == o and type(p) is not bool for o in _COND_ORDS):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if A._data.ndim < 2:
@@ -285,6 +292,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         tensor([[1.],
                 [2.]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(lstsq, A, B, rcond, driver=driver)
     op = "torch.linalg.lstsq"
     if A._data.ndim < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 
+from ember import _autocast as _ac
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops._selection import _return_type, _rt
@@ -325,6 +326,8 @@ def _top_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) ->
         tensor([[1.],
                 [1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(_top_lu_solve, b, LU_data, LU_pivots)
     warnings.warn(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
         "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
@@ -410,6 +413,8 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
         >>> ember.linalg.cholesky_ex(ember.tensor([[1.0, 2.0], [2.0, 1.0]])).info
         tensor(2, dtype=ember.int32)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cholesky_ex, A, upper=upper, check_errors=check_errors)
     la = _la()
     _square(A, "linalg.cholesky")
     _float(A, "linalg.cholesky")
@@ -436,6 +441,8 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
         tensor([[1.],
                 [1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cholesky_solve, B, L, upper)
     if B.ndim < 2:
         raise RuntimeError(
             f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead"
@@ -468,6 +475,8 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
         tensor([[0.2500, 0.0000],
                 [0.0000, 1.0000]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cholesky_inverse, L, upper)
     _square(L, "cholesky_inverse")
     _float(L, "cholesky_inverse")
     eye = _eye_like(L, L.shape[-1])
@@ -487,6 +496,8 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
         tensor([[1.],
                 [1.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(triangular_solve, b, A, upper, transpose, unitriangular)
     warnings.warn(
         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will "
         "be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "

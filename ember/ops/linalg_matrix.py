@@ -121,6 +121,8 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
         >>> ember.linalg.tensorinv(2 * ember.eye(4).reshape(4, 2, 2), ind=1).shape
         ember.Size([2, 2, 4])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(tensorinv, A, ind)
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = tuple(A.shape)
@@ -141,6 +143,8 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
         >>> ember.linalg.tensorsolve(ember.eye(6).reshape(6, 2, 3), ember.ones(6)).shape
         ember.Size([2, 3])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(tensorsolve, A, B, dims)
     if dims is not None:
         dims = [dims] if isinstance(dims, int) else list(dims)
         A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))

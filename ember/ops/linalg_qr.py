@@ -9,6 +9,7 @@ differentiates the product itself.
 
 from __future__ import annotations
 
+from ember import _autocast as _ac
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
@@ -106,6 +107,8 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
         tensor([[-5.0000, -2.2000],
                 [ 0.0000,  0.4000]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(qr, A, mode)
     if mode not in _QR_MODES:
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -169,6 +172,8 @@ def geqrf(input: Tensor, *, out=None):
         >>> ember.geqrf(ember.tensor([[3.0], [4.0]])).tau
         tensor([1.6000])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(geqrf, input)
     if input._data.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _float_input(input, "geqrf", "geqrf_cpu", refuse_int=False)
@@ -218,6 +223,8 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
         tensor([[-0.6000, -0.8000],
                 [-0.8000,  0.6000]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(householder_product, A, tau)
     op = "torch.linalg.householder_product"
     _check_reflectors(A, tau, op)
     m, n = A.shape[-2:]
@@ -255,6 +262,8 @@ def orgqr(input: Tensor, tau: Tensor) -> Tensor:
         tensor([[-0.6000],
                 [-0.8000]])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(orgqr, input, tau)
     return householder_product(input, tau)
 
 
@@ -286,6 +295,8 @@ def ormqr(
         tensor([[-0.6000, -0.8000],
                 [-0.8000,  0.6000]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(ormqr, input, tau, other, left, transpose)
     op = "torch.ormqr"
     if input._data.ndim < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")

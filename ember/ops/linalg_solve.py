@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
@@ -324,6 +325,8 @@ def inv(A: Tensor, *, out=None) -> Tensor:
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(inv, A)
     _square(A, "linalg.inv")
     _float(A, "linalg.inv", low_precision=False)
     return _out(Inv.apply(A, "linalg.inv"), out)
@@ -337,6 +340,8 @@ def inverse(input: Tensor, *, out=None) -> Tensor:
         tensor([[0., 1.],
                 [1., 0.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(inverse, input)
     return inv(input, out=out)
 
 
@@ -349,6 +354,8 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
         >>> ember.linalg.inv_ex(ember.tensor([[1.0, 2.0], [2.0, 4.0]])).info
         tensor(2, dtype=ember.int32)
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(inv_ex, A, check_errors=check_errors)
     _square(A, "linalg.inv")
     _float(A, "linalg.inv", low_precision=False)
     if check_errors:
@@ -411,6 +418,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
         >>> ember.linalg.solve(ember.tensor([[2.0, 0.0], [0.0, 4.0]]), ember.tensor([2.0, 2.0]))
         tensor([1.0000, 0.5000])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(solve, A, B, left=left)
     a, b, vector = _solve_args(A, B, left, "linalg.solve")
     x = Solve.apply(a, b, "linalg.solve")
     if vector:

@@ -376,8 +376,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         >>> ember.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)
         tensor([ 2., 12.])
     """
-    if _ac.on and _ac.enabled():  # autocast's float32 list
-        return _ac.call_fp32(prod, input, dim, keepdim, dtype=dtype, out=out)
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(prod, input, dim, keepdim, dtype=dtype)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(
             f"prod(): argument 'dim' must be int, not {type(dim).__name__} (PyTorch's prod "

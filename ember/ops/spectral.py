@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ember import _autocast as _ac
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
@@ -494,6 +495,21 @@ def stft(
         >>> ember.stft(x, 4, window=ember.hann_window(4), return_complex=True).shape
         ember.Size([3, 9])
     """
+    if _ac.on and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(
+            stft,
+            input,
+            n_fft,
+            hop_length,
+            win_length,
+            window,
+            center,
+            pad_mode,
+            normalized,
+            onesided,
+            return_complex,
+            align_to_window,
+        )
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:

@@ -339,8 +339,8 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation="linear
         >>> ember.quantile(ember.tensor([1.0, 2.0, 4.0, 8.0]), 0.5)
         tensor(3.)
     """
-    if _ac.on and _ac.enabled():  # autocast's float32 list
-        return _ac.call_fp32(quantile, input, q, dim, keepdim, interpolation=interpolation, out=out)
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(quantile, input, q, dim, keepdim, interpolation=interpolation)
     return _quantile(input, q, dim, keepdim, interpolation, False, out)
 
 
@@ -351,10 +351,8 @@ def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation="lin
         >>> ember.nanquantile(ember.tensor([1.0, float("nan"), 3.0]), 0.5)
         tensor(2.)
     """
-    if _ac.on and _ac.enabled():  # autocast's float32 list
-        return _ac.call_fp32(
-            nanquantile, input, q, dim, keepdim, interpolation=interpolation, out=out
-        )
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(nanquantile, input, q, dim, keepdim, interpolation=interpolation)
     # NOTE: matches torch: the messages of nanquantile say "quantile()"
     return _quantile(input, q, dim, keepdim, interpolation, True, out)
 
