@@ -148,6 +148,8 @@ ERRORS = {
     "smooth_l1_loss": lambda L, a, b: F(L).smooth_l1_loss(a, b),
     "huber_loss": lambda L, a, b: F(L).huber_loss(a, b),
     "mse_loss": lambda L, a, b: F(L).mse_loss(a, b),
+    "interpolate_nearest_1d": lambda L, a, b: F(L).interpolate(a[None], scale_factor=2),
+    "interpolate_nearest_2d": lambda L, a, b: F(L).interpolate(a[None, None], size=(5, 6)),
 }
 
 

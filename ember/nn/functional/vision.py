@@ -314,6 +314,13 @@ def interpolate(
         )
     scales = scales or [None] * dim
     if mode in ("nearest", "nearest-exact"):
+        if input._data.dtype.kind == "c":  # NOTE: matches torch's kernel names
+            kernel = "compute_indices_weights_nearest"
+            if dim == 2:
+                kernel = "upsample_nearest2d_channels_last"
+            raise NotImplementedError(
+                f"\"{kernel}\" not implemented for '{_TNAME[input._data.dtype.name]}'"
+            )
         exact = mode == "nearest-exact"
         index = tuple(
             None if (o == n and not exact) else _vision.nearest_index(n, o, s, exact)
