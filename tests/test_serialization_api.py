@@ -286,6 +286,31 @@ def test_forbidden_global_message_matches_torchs_key_parts(tmp_path):
 
 
 @needs_torch
+def test_numpy_arrays_and_namespaces_load_once_marked():
+    # what real training scripts keep next to their weights
+    import argparse
+
+    obj = {"arr": np.arange(4.0), "ns": argparse.Namespace(lr=0.1), "n": np.int64(3)}
+    data = _t_save(obj)
+    marked = [
+        np._core.multiarray._reconstruct,
+        np._core.multiarray.scalar,
+        np.ndarray,
+        np.dtype,
+        type(np.dtype("f8")),
+        type(np.dtype("i8")),
+        argparse.Namespace,
+    ]
+    names = es.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+    assert sorted(names) == sorted(ts.get_unsafe_globals_in_checkpoint(io.BytesIO(data)))
+    with es.safe_globals(marked):
+        out = _e_load(data)
+        assert es.get_unsafe_globals_in_checkpoint(io.BytesIO(data)) == []
+    np.testing.assert_array_equal(out["arr"], obj["arr"])
+    assert out["ns"] == obj["ns"] and out["n"] == 3 and type(out["n"]) is np.int64
+
+
+@needs_torch
 def test_errors_in_marked_code_come_out_as_raised():
     p = Picky.__new__(Picky)
     p.__dict__["a"] = 1
