@@ -500,7 +500,7 @@ def std(
     Example:
         >>> x = ember.tensor([[1.0, 9.0, 3.0], [4.0, 5.0, 6.0]])
         >>> ember.masked.std(x, 1, correction=0, mask=ember.tensor([[True, False, True]]))
-        tensor([1.0000, 0.8165])
+        tensor([1., 1.])
     """
     return _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, True)
 
