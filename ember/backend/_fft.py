@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from ember.backend import _threads
+
 
 def _usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
@@ -44,9 +46,9 @@ def fft_c2c(a, axes: tuple, scale: int, forward: bool):
     norm = _norm(scale, forward)
     if len(axes) == 1:  # the one-axis entry points cost a fifth of the n-d ones per call
         f = sf.fft if forward else sf.ifft
-        return f(a, axis=axes[0], norm=norm, workers=_WORKERS)
+        return f(a, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS)
     f = sf.fftn if forward else sf.ifftn
-    return f(a, axes=axes, norm=norm, workers=_WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)
 
 
 def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
@@ -57,9 +59,9 @@ def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
     norm = _norm(scale, True)
     if len(axes) == 1:
         f = sf.rfft if onesided else sf.fft
-        return f(a, axis=axes[0], norm=norm, workers=_WORKERS)
+        return f(a, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS)
     f = sf.rfftn if onesided else sf.fftn
-    return f(a, axes=axes, norm=norm, workers=_WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)
 
 
 def fft_c2r(a, axes: tuple, scale: int, last_size: int):
@@ -69,6 +71,8 @@ def fft_c2r(a, axes: tuple, scale: int, last_size: int):
 
     norm = _norm(scale, False)
     if len(axes) == 1:
-        return sf.irfft(a, n=last_size, axis=axes[0], norm=norm, workers=_WORKERS)
+        return sf.irfft(
+            a, n=last_size, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS
+        )
     s = [a.shape[ax] for ax in axes[:-1]] + [last_size]
-    return sf.irfftn(a, s=s, axes=axes, norm=norm, workers=_WORKERS)
+    return sf.irfftn(a, s=s, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)

@@ -17,12 +17,23 @@ def blas_num_threads() -> int:
     return counts[0] if counts else 1
 
 
+# the count last set through ``set_num_threads`` (None: never set); the FFTs read it for their
+# ``workers``
+requested = None
+
+
 def set_blas_num_threads(n: int) -> None:
-    """Limit every loaded BLAS library to ``n`` threads, from now on (not a context)."""
+    """Limit every BLAS library to ``n`` threads, from now on (not a context)."""
+    global requested
     from threadpoolctl import threadpool_limits
 
+    try:  # SciPy ships its own BLAS: load it now so that the limit reaches it too
+        import scipy.linalg  # noqa: F401
+    except ImportError:  # pragma: no cover - SciPy is a dependency
+        pass
     # Calling threadpool_limits without ``with`` applies the limit and keeps it.
     threadpool_limits(limits=n, user_api="blas")
+    requested = n
 
 
 def blas_internal_apis() -> list[str]:
