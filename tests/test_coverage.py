@@ -54,7 +54,7 @@ PAIRS = [
 NOT_YET: dict[str, set[str]] = {
     "torch.Tensor": set(
         # sparse layouts beyond COO/CSR and the sparse in-place/product methods
-        "ccol_indices row_indices to_sparse_bsc to_sparse_bsr to_sparse_csc resize_as_sparse_ "
+        "to_sparse_bsc to_sparse_bsr resize_as_sparse_ "
         "smm sspaddmm".split()
     ),
     "torch": set(

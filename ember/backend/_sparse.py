@@ -473,3 +473,25 @@ def dense_plus_sparse(d, indices, values, coalesced: bool, sign: int, out=None) 
     elif out is not d:
         np.copyto(out, d)
     return dense_add_(out, indices, values, sign, coalesced)
+
+
+def stack_rows(rows) -> np.ndarray:
+    return np.stack([np.asarray(r, dtype=_INT) for r in rows])
+
+
+def dense_to_csc(a: np.ndarray):
+    """``ccol_indices``, ``row_indices`` and values (column-major) of a 2-D array."""
+    cols, rows = np.nonzero(a.T)
+    ccol = np.zeros(a.shape[1] + 1, dtype=_INT)
+    np.cumsum(np.bincount(cols, minlength=a.shape[1]), out=ccol[1:])
+    return ccol, rows.astype(_INT), a[rows, cols]
+
+
+def column_major_order(indices: np.ndarray, shape: tuple) -> np.ndarray:
+    """The permutation putting the entries of a coalesced 2-D COO array in column-major
+    order, and the ``ccol_indices``/``row_indices`` of that order."""
+    rows, cols = indices[0], indices[1]
+    order = np.lexsort((rows, cols))
+    ccol = np.zeros(shape[1] + 1, dtype=_INT)
+    np.cumsum(np.bincount(cols, minlength=shape[1]), out=ccol[1:])
+    return order, ccol, rows[order].copy()

@@ -12,7 +12,7 @@ attribute and namespace function it lacks raises ``NotImplementedError`` naming 
 from __future__ import annotations
 
 from ember import backend
-from ember._layout import sparse_coo, sparse_csr
+from ember._layout import sparse_coo, sparse_csc, sparse_csr
 from ember.backend import _sparse as _k
 
 
@@ -88,7 +88,7 @@ class SparseArray:
         self.crow = crow
         self.col = col
         # NOTE: matches torch: fewer than two entries are coalesced whatever they say
-        self.coalesced = coalesced or layout is sparse_csr or values.shape[0] < 2
+        self.coalesced = coalesced or layout is not sparse_coo or values.shape[0] < 2
         self._mat = None
         self._mat_t = None
         self._coal = None
@@ -184,12 +184,17 @@ class SparseArray:
         """Row and column of each stored entry of a 2-D array."""
         if self.layout is sparse_coo:
             return self.indices[0], self.indices[1]
+        if self.layout is sparse_csc:  # ``crow``/``col`` hold ccol_indices/row_indices
+            return self.col, _k.csr_rows(self.crow)
         return _k.csr_rows(self.crow), self.col
 
     def coo_indices(self):
-        """The (sparse_dim, nnz) index array (built from CSR when needed)."""
+        """The (sparse_dim, nnz) index array (built from CSR/CSC when needed, in their entry
+        order: column-major for CSC)."""
         if self.layout is sparse_coo:
             return self.indices
+        if self.layout is sparse_csc:
+            return _k.stack_rows(self.rows_cols())
         return _k.csr_to_coo_indices(self.crow, self.col)
 
     def check_matrix(self, op: str) -> None:
@@ -245,7 +250,14 @@ class SparseArray:
     def _coo(self) -> SparseArray:
         if self.layout is sparse_coo:
             return self
-        return SparseArray(sparse_coo, self.shape, self.values, self.coo_indices(), coalesced=True)
+        # NOTE: matches torch: CSC entries, in column-major order, are not coalesced as COO
+        return SparseArray(
+            sparse_coo,
+            self.shape,
+            self.values,
+            self.coo_indices(),
+            coalesced=self.layout is sparse_csr,
+        )
 
 
 def _refuse(name):

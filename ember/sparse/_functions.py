@@ -9,7 +9,7 @@ their gradients on raw arrays.
 from __future__ import annotations
 
 from ember import _dtype
-from ember._layout import sparse_coo, sparse_csr
+from ember._layout import sparse_coo, sparse_csc, sparse_csr
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.backend import _sparse as _k
@@ -91,7 +91,7 @@ class SparseCsrNew(SparseNew):
 
 def make(values: Tensor, pattern: SparseArray) -> Tensor:
     """A sparse tensor with ``pattern``'s index arrays and ``values`` (differentiable)."""
-    if pattern.layout is sparse_csr:
+    if pattern.layout is not sparse_coo:  # CSR and CSC
         return SparseCsrNew.apply(values, pattern)
     return SparseNew.apply(values, pattern)
 
@@ -126,6 +126,8 @@ class ToDense(Function):
         a = ctx.arr = s._data
         if a.layout is sparse_csr:
             return _wrap(_k.csr_to_dense(a.crow, a.col, a.values, a.shape))
+        if a.layout is sparse_csc:
+            return _wrap(_k.coo_to_dense(a.coo_indices(), a.values, a.shape, True))
         return _wrap(_k.coo_to_dense(a.indices, a.values, a.shape, a.coalesced))
 
     @staticmethod
@@ -144,6 +146,9 @@ class ToSparse(Function):
         if layout is sparse_csr:
             crow, col, val = _k.dense_to_csr(a)
             return new_sparse(SparseArray(sparse_csr, a.shape, val, crow=crow, col=col))
+        if layout is sparse_csc:
+            ccol, row, val = _k.dense_to_csc(a)
+            return new_sparse(SparseArray(sparse_csc, a.shape, val, crow=ccol, col=row))
         idx, val = _k.dense_to_coo(a, sparse_dim)
         return new_sparse(SparseArray(sparse_coo, a.shape, val, idx, coalesced=True))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember._device import device as _device_cls
-from ember._layout import sparse_coo, sparse_csr
+from ember._layout import sparse_coo, sparse_csc, sparse_csr
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
 from ember.sparse import _ops
@@ -301,8 +301,8 @@ class SparseTensor(Tensor):
 
     def zero_(self) -> SparseTensor:
         a = self._inplace("zero_")
-        if a.layout is sparse_csr:  # every row empty
-            a.crow, a.col = _k.empty_csr(a.shape[0])
+        if a.layout is not sparse_coo:  # every row (CSR) or column (CSC) empty
+            a.crow, a.col = _k.empty_csr(a.shape[0 if a.layout is sparse_csr else 1])
             a.values = a.values[:0].copy()
             a._mat = a._mat_t = None
         else:  # NOTE: matches torch: no entries left, flagged coalesced
@@ -416,11 +416,8 @@ class SparseTensor(Tensor):
     def transpose(self, dim0, dim1):
         a = self._data
         d0, d1 = _wrap_dim(dim0, a.ndim), _wrap_dim(dim1, a.ndim)
-        if a.layout is not sparse_coo:
-            raise NotImplementedError(
-                "transpose of a CSR tensor gives a CSC tensor, a layout ember does not implement; "
-                "convert with .to_sparse_coo() first"
-            )
+        if a.layout is not sparse_coo:  # 2-D compressed: the other compressed layout
+            return self if d0 == d1 else self.t()
         sd = a.sparse_dim
         if d0 == d1:
             return F.make(F.values_of(self), a)
@@ -447,8 +444,13 @@ class SparseTensor(Tensor):
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
         if n < 2:
             return self
-        if self._data.layout is sparse_csr:
-            return F.transpose(self)
+        a = self._data
+        if a.layout is not sparse_coo:
+            # NOTE: matches torch: CSR transposes to CSC and back, sharing the values
+            other = sparse_csc if a.layout is sparse_csr else sparse_csr
+            shape = (a.shape[1], a.shape[0])
+            pattern = SparseArray(other, shape, a.values, crow=a.crow, col=a.col)
+            return F.make(F.values_of(self), pattern)
         return self.transpose(0, 1)
 
     @property
@@ -457,7 +459,7 @@ class SparseTensor(Tensor):
 
     @property
     def mT(self):
-        return self.transpose(-2, -1) if self._data.layout is sparse_coo else F.transpose(self)
+        return self.transpose(-2, -1) if self._data.layout is sparse_coo else self.t()
 
     # ---- products and reductions ------------------------------------------------------------
     def mm(self, mat2):

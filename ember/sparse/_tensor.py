@@ -18,7 +18,12 @@ from ember.sparse._array import SparseArray
 from ember.tensor import Tensor, _wrap
 
 _new = object.__new__
-_LAYOUT_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr"}
+_LAYOUT_NAMES = {
+    strided: "Strided",
+    sparse_coo: "Sparse",
+    sparse_csr: "SparseCsr",
+    sparse_csc: "SparseCsc",
+}
 
 
 def _as_tensor(x, dtype=None) -> Tensor:
@@ -169,7 +174,13 @@ def _to_sparse_dense(x: Tensor, layout, sparse_dim) -> Tensor:
                 f"to_sparse_csr: ember's CSR tensors are 2-D, got a {x._data.ndim}-D tensor"
             )
         return F.ToSparse.apply(x, sparse_csr, 2)
-    if layout in (sparse_csc, sparse_bsr, sparse_bsc):
+    if layout is sparse_csc:
+        if x._data.ndim != 2:
+            raise NotImplementedError(
+                f"to_sparse_csc: ember's CSC tensors are 2-D, got a {x._data.ndim}-D tensor"
+            )
+        return F.ToSparse.apply(x, sparse_csc, 2)
+    if layout in (sparse_bsr, sparse_bsc):
         raise NotImplementedError(f"to_sparse: layout {layout} is not implemented in ember")
     nd = x._data.ndim
     sd = nd if sparse_dim is None else int(sparse_dim)
@@ -183,7 +194,7 @@ def _to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None) -> Tens
     if layout is None or layout is sparse_coo:
         if F.is_sparse_data(self._data):
             a = self._data
-            if a.layout is sparse_csr:
+            if a.layout is not sparse_coo:
                 return self.to_sparse_coo()
             if sparse_dim is not None and sparse_dim != a.sparse_dim:
                 raise RuntimeError(
@@ -196,6 +207,8 @@ def _to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None) -> Tens
         return self.to_dense()
     if layout is sparse_csr:
         return self.to_sparse_csr()
+    if layout is sparse_csc:
+        return self.to_sparse_csc()
     raise NotImplementedError(f"to_sparse: layout {layout} is not implemented in ember")
 
 
@@ -205,7 +218,10 @@ def _to_sparse_coo(self) -> Tensor:
     a = self._data
     if a.layout is sparse_coo:
         return self
-    pattern = SparseArray(sparse_coo, a.shape, a.values, a.coo_indices(), coalesced=True)
+    # NOTE: matches torch: from CSC, the entries stay column-major (not coalesced)
+    pattern = SparseArray(
+        sparse_coo, a.shape, a.values, a.coo_indices(), coalesced=a.layout is sparse_csr
+    )
     return F.SparseNew.apply(F.values_of(self), pattern)
 
 
@@ -217,12 +233,27 @@ def _to_sparse_csr(self, dense_dim=None) -> Tensor:
         return self
     if a.ndim != 2 or a.dense_dim:
         raise NotImplementedError("to_sparse_csr: ember's CSR tensors are 2-D without dense dims")
-    s = self.coalesce()
+    s = (self if a.layout is sparse_coo else self.to_sparse_coo()).coalesce()
     c = s._data
     crow, col = _k.coo_to_csr(c.indices, c.shape[0])
     return F.SparseCsrNew.apply(
         F.values_of(s), SparseArray(sparse_csr, c.shape, c.values, crow=crow, col=col)
     )
+
+
+def _to_sparse_csc(self, dense_dim=None) -> Tensor:
+    if not F.is_sparse_data(self._data):
+        return _to_sparse_dense(self, sparse_csc, None)
+    a = self._data
+    if a.layout is sparse_csc:
+        return self
+    if a.ndim != 2 or a.dense_dim:
+        raise NotImplementedError("to_sparse_csc: ember's CSC tensors are 2-D without dense dims")
+    s = (self if a.layout is sparse_coo else self.to_sparse_coo()).coalesce()
+    c = s._data
+    order, ccol, row = _k.column_major_order(c.indices, c.shape)
+    v = F.values_of(s)[_wrap(order)]
+    return F.SparseCsrNew.apply(v, SparseArray(sparse_csc, c.shape, v._data, crow=ccol, col=row))
 
 
 def _to_dense(self, dtype=None, *, masked_grad=True) -> Tensor:
@@ -292,6 +323,23 @@ def _public_values(self) -> Tensor:
     return F.values_of(self)
 
 
+def _need_csc(t: Tensor, op: str) -> SparseArray:
+    d = t._data
+    if d.__class__ is not SparseArray or d.layout is not sparse_csc:
+        raise RuntimeError(
+            f"{op} expected sparse column compressed tensor layout but got {_layout_name(t)}"
+        )
+    return d
+
+
+def _ccol_indices(self) -> Tensor:
+    return _wrap(_need_csc(self, "ccol_indices").crow)
+
+
+def _row_indices(self) -> Tensor:
+    return _wrap(_need_csc(self, "row_indices").col)
+
+
 def _crow_indices(self) -> Tensor:
     return _wrap(_need_csr(self, "crow_indices").crow)
 
@@ -345,6 +393,9 @@ Tensor._indices = _indices
 Tensor.values = _public_values
 Tensor._values = _values
 Tensor.crow_indices = _crow_indices
+Tensor.ccol_indices = _ccol_indices
+Tensor.row_indices = _row_indices
+Tensor.to_sparse_csc = _to_sparse_csc
 Tensor.col_indices = _col_indices
 Tensor.coalesce = _coalesce
 Tensor.is_coalesced = _is_coalesced
@@ -373,9 +424,10 @@ def _sparse_repr(t: Tensor) -> str:
     if a.layout is sparse_coo:
         parts = [part("indices=tensor(", a.indices), part("values=tensor(", a.values)]
     else:
+        names = ("ccol", "row") if a.layout is sparse_csc else ("crow", "col")
         parts = [
-            part("crow_indices=tensor(", a.crow),
-            part("col_indices=tensor(", a.col),
+            part(f"{names[0]}_indices=tensor(", a.crow),
+            part(f"{names[1]}_indices=tensor(", a.col),
             part("values=tensor(", a.values),
         ]
     body = (",\n" + " " * indent).join(parts)
