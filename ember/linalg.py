@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
@@ -319,8 +320,12 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
+    if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
+        return _ac.call_fp32(cholesky, A, upper=upper)
     _check_float(A, "linalg.cholesky", kinds="fcV")
     _square(A, "linalg.cholesky")
+    if A._data.dtype.char in "eE":  # NOTE: matches torch: no half-precision LAPACK kernel
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_tname(A._data.dtype)}'")
     low = Cholesky.apply(A)
     result = low.mH if upper else low
     return result if out is None else _out(result, out)
@@ -430,3 +435,15 @@ __all__ = [
     "solve_triangular",
     "LinAlgError",
 ]
+
+from ember import _unsupported  # noqa: E402
+
+
+def __getattr__(name: str):
+    # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
+    # lacks answers with its reason (ember/_unsupported.py).
+    return _unsupported.module_getattr(__name__, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)  # torch's names only, not the helpers imported above

@@ -59,7 +59,7 @@ def _la():
 
 def _float(A: Tensor, op: str, low_precision: bool = True) -> None:
     d = A._data.dtype
-    if d.kind not in "fc":
+    if d.kind not in "fcV":
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_tname(d)}"
         )
