@@ -2,10 +2,10 @@
 ``conj_physical_``, ``binomial``, ``hash_tensor``, ``segment_reduce`` and the copying forms
 ``view_as_real_copy`` / ``view_as_complex_copy``.
 
-``segment_reduce`` is one primitive: the segments of all rows are reduced by one
-``ufunc.reduceat`` over the flattened data (start/end index pairs, so empty segments are
-detected and filled afterwards); its backward is written in Tensor ops (a gather of the
-output gradient by segment id), so it is differentiable to any order.
+``segment_reduce`` is one primitive: the segments of all rows are reduced in one call over
+the flattened data (sums as one sparse segment-matrix product, the others one
+``ufunc.reduceat``; empty segments are filled afterwards); its backward is written in Tensor
+ops (a gather of the output gradient by segment id), so it is differentiable to any order.
 """
 
 from __future__ import annotations
@@ -217,19 +217,21 @@ _EMPTY = {"sum": 0.0, "prod": 1.0, "max": -math.inf, "min": math.inf, "mean": ma
 
 def _segment_forward(xp, data, lengths, reduce, initial):
     """``data`` (B, N, R), ``lengths`` (B, S) -> ``(out (B, S, R), seg_id (B*N,))``."""
+    from ember.backend import _segment
+
     b, n, r = data.shape
     s = lengths.shape[1]
-    ends = _cpu.cumsum(lengths, axis=1) + (_cpu.arange(b) * n)[:, None]
-    starts = ends - lengths
-    # start/end pairs into the rows padded with one extra row: reduceat needs indices < len
-    idx = _cpu.stack([starts.reshape(-1), ends.reshape(-1)], 1).reshape(-1)
-    flat = xp.concatenate([data.reshape(b * n, r), xp.zeros((1, r), dtype=data.dtype)])
-    ufunc = getattr(xp, _REDUCE_UFUNC[reduce])
-    out = ufunc.reduceat(flat, idx, axis=0)[::2]
+    flat = data.reshape(b * n, r)
+    if reduce in ("sum", "mean") and xp is _cpu and data.dtype.char in "fd":
+        out = _segment.segment_sum(flat, lengths.reshape(-1))
+    else:
+        ends = _cpu.cumsum(lengths, axis=1) + (_cpu.arange(b) * n)[:, None]
+        starts = (ends - lengths).reshape(-1)
+        out = _segment.segment_reduceat(getattr(xp, _REDUCE_UFUNC[reduce]), flat, starts)
     empty = (lengths.reshape(-1) == 0)[:, None]
     cnt = lengths.reshape(-1, 1).astype(data.dtype)
     if initial is not None:
-        out = ufunc(out, xp.asarray(initial, dtype=data.dtype))
+        out = getattr(xp, _REDUCE_UFUNC[reduce])(out, xp.asarray(initial, dtype=data.dtype))
         fill = initial
     else:
         fill = _EMPTY[reduce]
@@ -393,8 +395,10 @@ def native_norm(input: Tensor, p=2, dim=None, keepdim: bool = False, dtype=None)
             "Could not run 'aten::native_norm' with arguments from the 'CPU' backend: it is "
             "implemented for sparse COO tensors only (use torch.linalg.vector_norm)"
         )
-    if dim is not None and len(dim) and sorted(_wrap_dim(d, input.dim()) for d in dim) != list(
-        builtins.range(input.dim())
+    if (
+        dim is not None
+        and len(dim)
+        and sorted(_wrap_dim(d, input.dim()) for d in dim) != list(builtins.range(input.dim()))
     ):
         raise RuntimeError(
             "norm_sparse currently only supports full reductions, so 'dim' must either be empty "
