@@ -209,6 +209,7 @@ from ember._layout import (  # noqa: F401,E402
 from ember import sparse  # noqa: F401,E402
 from ember import masked  # noqa: F401,E402
 from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
+from ember.sparse._tensor import sparse_csc_tensor  # noqa: F401,E402
 from ember.sparse._methods import hspmm, smm, spmm  # noqa: F401,E402
 from ember.serialization import load, save  # noqa: F401,E402
 from ember.ops.memory import *  # noqa: F401,F403,E402

@@ -59,7 +59,7 @@ NOT_YET: dict[str, set[str]] = {
     ),
     "torch": set(
         # sparse
-        "sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor sparse_csc_tensor "
+        "sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor "
         "ccol_indices_copy col_indices_copy crow_indices_copy indices_copy row_indices_copy "
         "values_copy dsmm hsmm saddmm sspaddmm resize_as_sparse_".split()
     ),

@@ -810,3 +810,21 @@ def test_csc_errors_and_gradients():
     # torch 2.13 has no backward through CSC tensors; ember's go through the values
     x = ember.tensor(D[:2, :3], dtype=ember.float64).requires_grad_()
     assert gradcheck(lambda x: x.to_sparse_csc().t() @ ember.ones(2, 1, dtype=x.dtype), (x,))
+
+
+@needs_torch
+def test_sparse_csc_tensor_matches_torch():
+    out = []
+    for L in (ember, torch):
+        c = L.sparse_csc_tensor([0, 1, 1, 3], [1, 0, 1], L.tensor([1.0, 2.0, 3.0]), (2, 3))
+        d = L.sparse_csc_tensor([0, 1, 2, 3], [1, 0, 1], [1.0, 2.0, 3.0])  # size inferred
+        out.append([c.to_dense(), d.to_dense(), tuple(d.shape), repr(c).split("layout")[0]])
+        for bad in (([0, 1, 3], [1, 0, 2]), ([0, 1, 2, 3], [1, 0, 2])):
+            with pytest.raises(RuntimeError):
+                L.sparse_csc_tensor(*bad, [1.0, 2.0, 3.0], (2, 3), check_invariants=True)
+    with pytest.raises(RuntimeError, match="`0 <= row_indices < nrows` is not satisfied"):
+        ember.sparse_csc_tensor([0, 1, 2, 3], [1, 0, 2], [1.0, 2.0, 3.0], (2, 3))
+    (a, b, sa, ra), (c, d, sc, rc) = out
+    assert sa == sc and ra == rc
+    np.testing.assert_array_equal(_np(a), _np(c))
+    np.testing.assert_array_equal(_np(b), _np(d))

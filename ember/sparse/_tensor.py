@@ -166,6 +166,61 @@ def sparse_csr_tensor(
     return _finish(F.make(v, pattern), dtype, device, requires_grad)
 
 
+def sparse_csc_tensor(
+    ccol_indices,
+    row_indices,
+    values,
+    size=None,
+    *,
+    dtype=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    check_invariants=None,
+) -> Tensor:
+    """A 2-D sparse tensor in compressed-column format: column ``j`` holds the entries
+    ``ccol_indices[j]:ccol_indices[j + 1]`` of ``row_indices`` and ``values``.
+
+    Example:
+        >>> s = ember.sparse_csc_tensor([0, 1, 1, 2], [1, 0], [3.0, 4.0], (2, 3))
+        >>> s.to_dense()
+        tensor([[0., 0., 4.],
+                [3., 0., 0.]])
+    """
+    ccol = _index_array(ccol_indices, "ccol_indices")
+    row = _index_array(row_indices, "row_indices")
+    v = _values_tensor(values, dtype)
+    if ccol.ndim != 1 or row.ndim != 1 or v._data.ndim != 1:
+        raise NotImplementedError(
+            "ember's CSC tensors are 2-D without batch or dense dims: ccol_indices, "
+            f"row_indices and values must be 1-D, got {ccol.ndim}, {row.ndim} and "
+            f"{v._data.ndim} dims"
+        )
+    if row.shape[0] != v._data.shape[0]:
+        raise RuntimeError(
+            f"row_indices and values must have the same number of elements, but got "
+            f"{row.shape[0]} and {v._data.shape[0]}"
+        )
+    if size is None:
+        nrows = int(row.max()) + 1 if row.shape[0] else 0
+        shape = (nrows, ccol.shape[0] - 1)
+    else:
+        shape = tuple(int(s) for s in size)
+        if len(shape) != 2:
+            raise RuntimeError(f"size of a CSC tensor must have 2 dims, got {list(shape)}")
+    if check_invariants is not False:
+        # a CSC matrix is the CSR matrix of its transpose: the same checks, CSC's names
+        msg = _k.check_csr(ccol, row, v._data.shape[0], (shape[1], shape[0]))
+        if msg is not None:
+            for a, b in (("crow_", "\0c"), ("col_", "\0r"), ("ncols", "\0n"), ("nrows", "ncols")):
+                msg = msg.replace(a, b)
+            for a, b in (("\0c", "ccol_"), ("\0r", "row_"), ("\0n", "nrows")):
+                msg = msg.replace(a, b)
+            raise RuntimeError(msg)
+    pattern = SparseArray(sparse_csc, shape, v._data, crow=ccol, col=row)
+    return _finish(F.make(v, pattern), dtype, device, requires_grad)
+
+
 # ---- conversions from dense --------------------------------------------------------------------
 def _to_sparse_dense(x: Tensor, layout, sparse_dim) -> Tensor:
     if layout is sparse_csr:
