@@ -111,9 +111,11 @@ from ember.ops.linalg_solve import _TOP as _linalg_solve_top  # noqa: E402
 globals().update(_linalg_solve_top)  # torch.det, slogdet... differ from torch.linalg's
 from ember.ops.linalg_lu import *  # noqa: F401,F403,E402
 from ember.ops.linalg_lu import _TOP as _linalg_lu_top  # noqa: E402
+
 globals().update(_linalg_lu_top)  # torch.lu, lu_solve differ from torch.linalg's
 from ember.ops.linalg_matrix import *  # noqa: F401,F403,E402
 from ember.ops.linalg_matrix import _TOP as _linalg_matrix_top  # noqa: E402
+
 globals().update(_linalg_matrix_top)  # torch.matrix_power's argument is input
 from ember.ops.addmm import *  # noqa: F401,F403,E402
 from ember.ops.products import *  # noqa: F401,F403,E402
@@ -136,19 +138,22 @@ from ember.ops.linalg_extra import *  # noqa: F401,F403,E402
 from ember.ops.rnn_functional import gru, lstm, rnn_relu, rnn_tanh  # noqa: F401,E402
 from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
 from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
+
 globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
 from ember.ops.linalg_qr import *  # noqa: F401,F403,E402
 from ember.ops.linalg_qr import _TOP as _linalg_qr_top  # noqa: E402
+
 globals().update(_linalg_qr_top)  # torch.qr differs from torch.linalg.qr
 from ember.ops.linalg_lstsq import *  # noqa: F401,F403,E402
 from ember.ops.linalg_lstsq import _TOP as _linalg_lstsq_top  # noqa: E402
+
 globals().update(_linalg_lstsq_top)  # torch.lstsq/matrix_rank: removed stubs
 from ember import random as _random  # noqa: E402
 
 globals().update({_n: getattr(_random, _n) for _n in _random.TOP_LEVEL})
 from ember import linalg, return_types, special, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
-from ember.ops.conversion import clone  # noqa: F401
+from ember.ops.conversion import clone  # noqa: F401,E402
 
 __version__ = "0.1.0"
 
@@ -268,6 +273,8 @@ def __getattr__(name: str):
 
         return _LEGACY.get(get_default_dtype().name, FloatStorage)  # noqa: F405
     return _unsupported.module_getattr(__name__, name)
+
+
 from ember import amp  # noqa: F401,E402  (torch.amp)
 from ember.amp import GradScaler, autocast  # noqa: F401,E402
 from ember._autocast import (  # noqa: F401,E402  (torch's autocast state functions)

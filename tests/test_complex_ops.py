@@ -150,6 +150,11 @@ ERRORS = {
     "mse_loss": lambda L, a, b: F(L).mse_loss(a, b),
     "interpolate_nearest_1d": lambda L, a, b: F(L).interpolate(a[None], scale_factor=2),
     "interpolate_nearest_2d": lambda L, a, b: F(L).interpolate(a[None, None], size=(5, 6)),
+    "signbit": lambda L, a, b: L.signbit(a),
+    "heaviside": lambda L, a, b: L.heaviside(a, b),
+    "heaviside_real_values": lambda L, a, b: L.heaviside(a, b.real),
+    "logaddexp2": lambda L, a, b: L.logaddexp2(a, b),
+    "embedding_grad": lambda L, a, b: F(L).embedding(L.tensor([0, 2]), a.requires_grad_()),
 }
 
 
@@ -271,6 +276,10 @@ CASES = {
     "slogdet_sign": (lambda L, a: L.linalg.slogdet(a)[0], [S]),
     "slogdet_both": (lambda L, a: L.linalg.slogdet(a)[0] * L.linalg.slogdet(a)[1], [S]),
     "logdet": (lambda L, a: L.logdet(a), [S]),
+    "logaddexp": (lambda L, a, b: L.logaddexp(a, b), [A2, B2]),
+    "sinc": (lambda L, a: L.sinc(a), [A2]),
+    "ldexp_int": (lambda L, a: L.ldexp(a, L.tensor([1, -2, 3, 0])), [A2]),
+    "ldexp_complex": (lambda L, a, b: L.ldexp(a, b), [A2, B2]),
 }
 # composed in ember or in torch (torch's complex conv is three real ones, an AddBackward0), or
 # a view in torch that ember materializes
@@ -326,6 +335,9 @@ GRADCHECK = [
     "addr",
     "addbmm",
     "unfold",
+    "logaddexp",
+    "sinc",
+    "ldexp_complex",
 ]
 
 
@@ -341,6 +353,12 @@ INF, NAN = float("inf"), float("nan")
 SPECIAL = [complex(1, 1), complex(-INF, 0), complex(3, -2), complex(-INF, 1), complex(INF, 1)]
 FORWARD = {
     "isreal": lambda L: L.isreal(L.tensor([1 + 0j, 1j, complex(NAN, 0)])),
+    "logaddexp_real_other": lambda L: L.logaddexp(L.tensor(A), L.tensor(B).real),
+    "logaddexp_inf": lambda L: L.logaddexp(
+        L.tensor([complex(-INF, 0), complex(INF, 0), complex(INF, 0), complex(1e308, 1)]),
+        L.tensor([complex(-INF, 0), complex(INF, 0), complex(-INF, 0), complex(1e308, 2)]),
+    ),
+    "sinc_zero": lambda L: L.sinc(L.tensor([0j, 1e-20 + 0j, complex(INF, 0)])),
     "isclose": lambda L: L.isclose(L.tensor(A), L.tensor(A) + 1e-9j),
     "isclose_far": lambda L: L.isclose(L.tensor(A), L.tensor(B), rtol=1, atol=0.5),
     "isclose_nan": lambda L: L.isclose(

@@ -214,6 +214,9 @@ def special(name: str, *args):
     """
     if name == "entr" and np.asarray(args[0]).dtype.itemsize == 2:
         return _entr_low(np.asarray(args[0]))
+    if name == "sinc" and np.asarray(args[0]).dtype.kind == "c":  # the one complex function
+        with np.errstate(all="ignore"):
+            return _sinc(np.atleast_1d(args[0])).reshape(np.shape(args[0]))
     if name in _UNARY:
         return _unary(_resolve(_UNARY, name), args[0])
     if name in _POLY:

@@ -16,8 +16,15 @@ import math as _m
 
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import binary, promote, unary, xp_of
-from ember.ops._elementwise import _TORCH_NAME, _check, _floating, _floating_pair, _opmath
+from ember.ops._dispatch import binary, cj, promote, unary, xp_of
+from ember.ops._elementwise import (
+    _TORCH_NAME,
+    _check,
+    _floating,
+    _floating_c,
+    _floating_pair,
+    _opmath,
+)
 from ember.ops._selection import _return_type, _rt
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
@@ -162,7 +169,7 @@ class Sinc(_Special):
         den = x * x * _m.pi
         # (sin(pi x) / (pi x))' = (pi x cos(pi x) - sin(pi x)) / (pi x^2)
         # NOTE: matches torch: 0 wherever pi x^2 underflows to 0 (tiny x too, not only 0)
-        return (g * (px * px.cos() - px.sin()) / den).masked_fill(den == 0, 0.0)
+        return g * cj(((px * px.cos() - px.sin()) / den).masked_fill(den == 0, 0.0))
 
 
 class Zeta(Function):
@@ -215,9 +222,13 @@ def _as_tensors(a, b):
     return a, b
 
 
-def _diff_unary(cls, name: str, half: bool, example: str, result: str, summary: str):
+def _diff_unary(
+    cls, name: str, half: bool, example: str, result: str, summary: str, complex_ok=False
+):
+    floating = _floating_c if complex_ok else _floating
+
     def op(input: Tensor, *, out=None) -> Tensor:
-        x = _floating(input, name) if half else _float32_64(input, name)
+        x = floating(input, name) if half else _float32_64(input, name)
         return _out(unary(cls, x), out)
 
     op.__name__ = op.__qualname__ = name
@@ -299,6 +310,7 @@ sinc = _diff_unary(
     "ember.sinc(ember.tensor([0.0, 0.5]))",
     "tensor([1.0000, 0.6366])",
     "Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0",
+    complex_ok=True,
 )
 
 
@@ -475,6 +487,8 @@ class LogAddExp(Function):
     def forward(cls, ctx, a, b):
         xp = xp_of(a)
         ctx.save_for_backward(a, b)
+        if a.dtype.kind == "c":
+            return _complex_logaddexp(xp, a, b)
         f = xp.logaddexp2 if cls.base2 else xp.logaddexp
         return f(_opmath(a), _opmath(b)).astype(a.dtype, copy=False)
 
@@ -484,9 +498,29 @@ class LogAddExp(Function):
         need_a, need_b = ctx.needs_input_grad
         # d/da log(e^a + e^b) = 1 / (1 + e^(b - a)) (base 2: 2^(b - a))
         pw = (lambda t: t.exp2()) if cls.base2 else (lambda t: t.exp())
-        ga = g / (1 + pw(b - a)) if need_a else None
-        gb = g / (1 + pw(a - b)) if need_b else None
+        ga = g * cj(1 / (1 + pw(b - a))) if need_a else None
+        gb = g * cj(1 / (1 + pw(a - b))) if need_b else None
         return ga, gb
+
+
+def _complex_logaddexp(xp, a, b):
+    """``log(e^a + e^b)`` for complex arrays: the operand with the larger real part factored
+    out (``log1p(e^(min - max)) + max``), so large real parts do not overflow."""
+    # NOTE: matches torch: on equal real parts the second operand is the "min" one
+    lt = a.real < b.real
+    mn, mx = xp.where(lt, a, b), xp.where(lt, b, a)
+    with xp.errstate(all="ignore"):
+        y = xp.log1p(xp.exp(mn - mx)) + mx
+        # NOTE: matches torch: two equal infinite real parts are not subtracted: -inf gives the
+        # "min" operand, +inf the plain log(e^a + e^b)
+        same_inf = xp.isinf(mn.real) & (mn.real == mx.real)
+        if same_inf.any():
+            y = xp.where(same_inf & (mn.real < 0), mn, y)
+            y = xp.where(same_inf & (mn.real > 0), xp.log(xp.exp(mn) + xp.exp(mx)), y)
+    nan = xp.isnan(a) | xp.isnan(b)
+    if nan.any():
+        y = xp.where(nan, xp.asarray(complex("nan+nanj"), dtype=a.dtype), y)
+    return xp.asarray(y, dtype=a.dtype)
 
 
 class LogAddExp2(LogAddExp):
@@ -502,7 +536,9 @@ def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         tensor([2.3133])
     """
     _binary_check(input, other, "logaddexp")
-    _float_only(promote(input, other), "logaddexp")
+    dt = promote(input, other)
+    if dt.kind != "c":  # torch computes logaddexp (not logaddexp2) on complex too
+        _float_only(dt, "logaddexp")
     return _out(binary(LogAddExp, input, other), out)
 
 
@@ -582,6 +618,8 @@ def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
         tensor([0.0000, 0.5000, 1.0000])
     """
     _binary_check(input, values, "heaviside", "values")
+    if input._data.dtype.kind == "c" or values._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _out(binary(Heaviside, input, values), out)
@@ -638,7 +676,8 @@ class Ldexp(Function):
         x, p = ctx.saved_tensors
         need_x, need_e = ctx.needs_input_grad
         # d/dx x 2^e = 2^e; d/de = x 2^e log 2
-        return (g * p if need_x else None), (g * x * p * _m.log(2) if need_e else None)
+        gx = g * cj(p) if need_x else None
+        return gx, (g * cj(x * p * _m.log(2)) if need_e else None)
 
 
 class LdexpIntExp(Function):
@@ -648,13 +687,15 @@ class LdexpIntExp(Function):
     @staticmethod
     def forward(ctx, x, e):
         xp = xp_of(x)
+        ctx.save_for_backward(e)
+        if x.dtype.kind == "c":  # a power of two in the real dtype scales both parts exactly
+            return x * xp.exp2(e.astype(x.real.dtype))
         # NOTE: matches torch: with an integer exponent torch scales exactly (C's ldexp,
         # rounded once: ldexp(1e300, -1100) = 7.4e-32 where 1e300 * 2.0**-1100 is 0); float16,
         # float32 and bfloat16 scale exactly in float64 first. |e| > 5000 saturates alike.
         ei = xp.clip(e, -5000, 5000).astype(_I32, copy=False)
         wide = x.dtype != _F64
         y = xp.ldexp(x.astype(_F64) if wide else x, ei)
-        ctx.save_for_backward(e)
         return y.astype(x.dtype) if wide else y
 
     @staticmethod
@@ -675,7 +716,7 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     _binary_check(input, other, "ldexp")
     dt = promote(input, other)
-    if dt.kind not in "fV":  # "V": bfloat16 (ml_dtypes)
+    if dt.kind not in "fcV":  # "V": bfloat16 (ml_dtypes)
         dt = _dtype.get_default_dtype()._np
     a = input if input._data.dtype == dt else _wrap(input._data.astype(dt))
     # keeps the autograd history when only a float operand is cast (ints never require grad)
@@ -740,6 +781,8 @@ def signbit(input: Tensor, *, out=None) -> Tensor:
         tensor([ True, False])
     """
     d = _check(input, "signbit")._data
+    if d.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     xp = xp_of(d)
     return _out(_wrap(xp.asarray(xp.signbit(d))), out)
 

@@ -30,17 +30,17 @@ The code lives in sibling files: ``generator.py`` (``Generator``, seeding, state
 
 from ember.random import fills  # noqa: F401  (attaches the in-place fill methods to Tensor)
 from ember.random.creation import (
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    randperm,
+    rand,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    rand_like,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    randint,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    randint_like,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    randn,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    randn_like,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    randperm,  # noqa: F401  (ember exports them, see TOP_LEVEL)
 )
 from ember.random.generator import (
-    Generator,
-    default_generator,
+    Generator,  # noqa: F401  (ember exports them, see TOP_LEVEL)
+    default_generator,  # noqa: F401  (ember exports them, see TOP_LEVEL)
     fork_rng,
     get_rng_state,
     initial_seed,
@@ -49,7 +49,7 @@ from ember.random.generator import (
     set_rng_state,
     thread_safe_generator,
 )
-from ember.random.sampling import bernoulli, multinomial, normal, poisson
+from ember.random.sampling import bernoulli, multinomial, normal, poisson  # noqa: F401
 
 # torch.random's public names; ``ember`` itself exports ``TOP_LEVEL`` (the random ops live at
 # ``torch.rand``..., not ``torch.random.rand``)

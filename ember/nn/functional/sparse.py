@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ember import _dtype
+from ember.autograd import grad_mode as _gm
 from ember.autograd.grad_mode import no_grad
 from ember.ops._dispatch import xp_of
 from ember.ops.creation import zeros
@@ -114,6 +115,11 @@ def embedding(
     if weight.dim() != 2:
         raise RuntimeError(
             f"'weight' must be 2-D (num_embeddings, embedding_dim), got shape {list(weight.shape)}"
+        )
+    if weight._data.dtype.kind == "c" and weight.requires_grad and _gm.is_grad_enabled():
+        # NOTE: matches torch: the lookup has no complex derivative
+        raise RuntimeError(
+            "embedding does not support automatic differentiation for outputs with complex dtype."
         )
     num = weight.shape[0]
     padding_idx = _wrap_padding_idx(padding_idx, num)
