@@ -282,9 +282,7 @@ class Tensor:
         return backend.namespace(self._data).device_type == "cpu"
 
     # Devices ember has no backend for: a tensor is never on them.
-    is_xpu = is_mps = is_ipu = is_mtia = is_maia = is_vulkan = is_xla = property(
-        lambda self: False
-    )
+    is_xpu = is_mps = is_ipu = is_mtia = is_maia = is_vulkan = is_xla = property(lambda self: False)
 
     @property
     def device(self) -> device:

@@ -1,6 +1,5 @@
 """ember.testing.assert_close and make_tensor against torch.testing: outcomes and messages."""
 
-
 # ruff: noqa: E501  (the case tables keep one case per line)
 import warnings
 

@@ -13,9 +13,6 @@ from ember.backend._gamma import (  # noqa: F401
     polygamma,
     standard_gamma_grad,
 )
-from ember.backend._numpy_names import numpy_names
-from ember.backend._special import erf, erfc, erfinv  # noqa: F401
-from ember.backend._special import special  # noqa: F401
 from ember.backend._linalg_solve import (  # noqa: F401
     linalg_cholesky_ex,
     linalg_expm,
@@ -26,6 +23,13 @@ from ember.backend._linalg_solve import (  # noqa: F401
     linalg_pivots_to_perm,
     linalg_singular_info,
     linalg_solve_triangular,
+)
+from ember.backend._numpy_names import numpy_names
+from ember.backend._special import (  # noqa: F401
+    erf,
+    erfc,
+    erfinv,
+    special,
 )
 
 # This module *is* the array namespace of the cpu device: NumPy's names, plus the above.
@@ -117,6 +121,8 @@ def as_strided(array, shape, strides, offset=0):
         return _np.ndarray(shape, array.dtype)
     return _np.ndarray(shape, array.dtype, array, offset * isz, tuple(s * isz for s in strides))
 
+
+from ember.backend._fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401  (torch.fft)
 from ember.backend._linalg_decomp import (  # noqa: E402,F401  (the linalg decompositions)
     geqrf,
     householder_product,
@@ -127,4 +133,3 @@ from ember.backend._linalg_decomp import (  # noqa: E402,F401  (the linalg decom
     linalg_svd,
     ormqr,
 )
-from ember.backend._fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401  (torch.fft)

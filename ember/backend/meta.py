@@ -418,6 +418,7 @@ def special(name, *args):
     """``torch.special`` functions (backend/_special.py): broadcast shape, first arg's dtype."""
     return MetaArray(broadcast_shapes(*[_shape_of(a) for a in args]), _probe(args[0]).dtype)
 
+
 # ---- __array_function__ rules -----------------------------------------------------------------
 _RULES: dict = {}
 
@@ -509,6 +510,17 @@ from ember.backend import (  # noqa: E402,F401
     _meta_reduction,
     _meta_shape,
 )
+from ember.backend._meta_fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401
+from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
+    geqrf,
+    householder_product,
+    linalg_eig,
+    linalg_eigh,
+    linalg_lstsq,
+    linalg_qr,
+    linalg_svd,
+    ormqr,
+)
 from ember.backend._meta_linalg_solve import (  # noqa: E402,F401
     linalg_cholesky_ex,
     linalg_expm,
@@ -520,14 +532,3 @@ from ember.backend._meta_linalg_solve import (  # noqa: E402,F401
     linalg_singular_info,
     linalg_solve_triangular,
 )
-from ember.backend._meta_linalg_decomp import (  # noqa: E402,F401
-    geqrf,
-    householder_product,
-    linalg_eig,
-    linalg_eigh,
-    linalg_lstsq,
-    linalg_qr,
-    linalg_svd,
-    ormqr,
-)
-from ember.backend._meta_fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401

@@ -594,8 +594,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """
     if not isinstance(input, Tensor):
         raise TypeError(
-            f"logsumexp(): argument 'input' (position 1) must be Tensor, not "
-            f"{type(input).__name__}"
+            f"logsumexp(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     if input._data.dtype.kind not in "fcV":
         input = input.to(_dtype.get_default_dtype())

@@ -168,7 +168,7 @@ def _igamma_args(input, other, name: str):
     if dt.kind not in "fV":
         # NOTE: matches torch: no integer kernel (one float operand is enough)
         raise NotImplementedError(
-            f'"{name}_cpu" not implemented for \'{_dtype.SCALAR_NAMES[_dtype.from_np(dt).name]}\''
+            f"\"{name}_cpu\" not implemented for '{_dtype.SCALAR_NAMES[_dtype.from_np(dt).name]}'"
         )
     return _floating_pair(input, other)
 
