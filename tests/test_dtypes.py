@@ -287,6 +287,42 @@ def test_casts_round_as_torch(dt):
         np.testing.assert_array_equal(got, want, err_msg=f"{src.__name__} -> {dt}")
 
 
+# float64 values whose float16 differs when rounded once (NumPy) or twice, via float32 (torch)
+_TWICE = [
+    v
+    for v in np.random.default_rng(0).standard_normal(100_000)
+    if np.float16(np.float32(v)) != np.float16(v)
+]
+_HALF_WRITES = {
+    "tensor(list)": lambda L, v: L.tensor(v, dtype=L.float16),
+    "tensor(ndarray)": lambda L, v: L.tensor(np.array(v), dtype=L.float16),
+    "as_tensor": lambda L, v: L.as_tensor(np.array(v), dtype=L.float16),
+    "to": lambda L, v: L.tensor(v, dtype=L.float64).to(L.float16),
+    "half": lambda L, v: L.tensor(v, dtype=L.float64).half(),
+    "copy_": lambda L, v: L.empty(len(v), dtype=L.float16).copy_(L.tensor(v, dtype=L.float64)),
+    "full": lambda L, v: L.stack([L.full((1,), x, dtype=L.float16) for x in v]),
+    "fill_": lambda L, v: L.stack([L.empty(1, dtype=L.float16).fill_(x) for x in v]),
+    "setitem": lambda L, v: L.stack([_put(L.zeros(1, dtype=L.float16), x) for x in v]),
+    "add_number": lambda L, v: L.stack([L.zeros(1, dtype=L.float16) + x for x in v]),
+    "python_floats": lambda L, v: L.stack([L.tensor(float(x), dtype=L.float16) for x in v]),
+}
+
+
+def _put(t, x):
+    t[0] = x
+    return t
+
+
+@needs_torch
+@pytest.mark.parametrize("path", list(_HALF_WRITES))
+def test_float64_to_float16_rounds_twice_as_torch(path):
+    assert len(_TWICE) >= 3
+    f = _HALF_WRITES[path]
+    got = f(ember, _TWICE).float().numpy()
+    want = f(torch, _TWICE).float().numpy()
+    np.testing.assert_array_equal(got, want)
+
+
 @needs_torch
 def test_bfloat16_training_step_matches_torch():
     rng = np.random.default_rng(2)

@@ -44,6 +44,28 @@ def finfo(npd):
     return _np.finfo(npd)
 
 
+_F16, _F32, _F64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
+
+
+def cast(a, npd):
+    """``a.astype(npd)`` as torch converts values: float64 to float16 goes through float32.
+
+    NOTE: matches torch: its Half is built from a float, so a double is rounded twice (to
+    float32, then to float16); NumPy rounds once, and about one value in 20,000 differs.
+    """
+    if npd == _F16 and a.dtype == _F64:
+        a = a.astype(_F32)
+    return a.astype(npd)
+
+
+def scalar_for(value, npd):
+    """A Python number as torch writes it into a tensor of NumPy dtype ``npd`` (a float
+    bound for float16 rounded to float32 first, as ``cast`` does)."""
+    if npd == _F16 and isinstance(value, float):  # np.float64 too
+        return float(_np.float32(value))
+    return value
+
+
 def namespace(array):
     """The backend module (``xp``) that owns ``array``."""
     return _BY_TYPE[type(array)]

@@ -97,10 +97,10 @@ def binary(cls, a, b):
                 xa = xa.astype(_F32)
                 if tb:
                     xb = b._data.astype(_F32)
-            elif not ta:
-                xa = xl.dtype.type(xa)  # a NumPy scalar of that dtype (NumPy's own rounding)
+            elif not ta:  # a NumPy scalar of that dtype, rounded as torch
+                xa = xl.dtype.type(backend.scalar_for(xa, xl.dtype))
             elif not tb:
-                xb = xl.dtype.type(xb)
+                xb = xl.dtype.type(backend.scalar_for(xb, xl.dtype))
     if cls._low_opmath:
         low, (xa, xb) = low_opmath((xa, xb))
     ga = ta and a._requires_grad

@@ -39,7 +39,7 @@ class ToCopy(Function):
                 # NOTE: matches torch: float8_e4m3fn (no infinity) saturates out-of-range
                 # values and infinities to +-448; ml_dtypes would give nan
                 a = xp_of(a).clip(a.astype(_F32, copy=False), -448.0, 448.0)
-            return a.astype(np_dtype)
+            return backend.cast(a, np_dtype)
         return a if xp_to is not xp_from else a.copy()
 
     @staticmethod
@@ -209,7 +209,7 @@ class CopyFrom(Function):
         if backend.is_array(src) and xp_of(src) is not xp:
             src = _transfer(src, xp_of(src), xp)
         out = xp.empty(dst.shape, dtype=dst.dtype)
-        out[...] = src
+        out[...] = backend.cast(src, dst.dtype) if src.dtype != dst.dtype else src
         return out
 
     @staticmethod
@@ -227,6 +227,8 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         s = src._data
         if xp_of(s) is not xp_of(self._data):
             s = _transfer(s, xp_of(s), xp_of(self._data))
+        if s.dtype != self._data.dtype:
+            s = backend.cast(s, self._data.dtype)
         try:
             self._data[...] = s
         except ValueError:
@@ -266,7 +268,7 @@ def fill_(self: Tensor, value) -> Tensor:
         from ember.ops.pointwise import inplace
 
         return inplace(_fill_fn)(self, value)
-    self._data[...] = value
+    self._data[...] = backend.scalar_for(value, self._data.dtype)
     self._vc[0] += 1
     return self
 
@@ -278,7 +280,7 @@ class Fill(Function):
     @staticmethod
     def forward(ctx, a, value):
         out = xp_of(a).empty(a.shape, dtype=a.dtype)
-        out[...] = value
+        out[...] = backend.scalar_for(value, a.dtype)
         return out
 
     @staticmethod

@@ -142,7 +142,7 @@ def tensor(
         return _finish(out._data, requires_grad)
     arr = _to_numpy_tree(data)
     npd = _np_dtype(dtype) if dtype is not None else _infer_np(data, arr)
-    arr = _cpu.array(arr, dtype=npd, copy=True)
+    arr = backend.cast(arr, npd) if arr.dtype != npd else arr.copy()
     xp = _xp(device)
     return _finish(xp.from_numpy(arr) if xp is not _cpu else arr, requires_grad)
 
@@ -156,7 +156,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, backend.ndarray) and (device is None or as_device(device).type == "cpu"):
         npd = data.dtype if dtype is None else _np_dtype(dtype)
         _dtype.from_np(npd)
-        return _wrap(data if data.dtype == npd else data.astype(npd))
+        return _wrap(data if data.dtype == npd else backend.cast(data, npd))
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -186,7 +186,7 @@ def _filled(size, fill, dtype, device, requires_grad, default=None) -> Tensor:
     elif fill == 0:
         data = xp.zeros(shape, dtype=npd)
     else:
-        data = xp.full(shape, fill, dtype=npd)
+        data = xp.full(shape, backend.scalar_for(fill, npd), dtype=npd)
     return _finish(data, requires_grad)
 
 

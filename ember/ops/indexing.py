@@ -423,7 +423,7 @@ def _scalar_as(xp, value, dt):
                 f"value cannot be converted to type {_C_NAMES[dt.name]} without overflow"
             )
         return xp.asarray(int(v)).astype(dt)
-    return xp.asarray(value).astype(dt)
+    return xp.asarray(backend.scalar_for(value, dt)).astype(dt)
 
 
 _C_NAMES = {
