@@ -216,6 +216,24 @@ from ember import masked  # noqa: F401,E402
 from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
 from ember.sparse._tensor import sparse_csc_tensor  # noqa: F401,E402
 from ember.sparse._methods import hspmm, smm, spmm  # noqa: F401,E402
+from ember.sparse._blocked import (  # noqa: F401,E402
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+)
+from ember.sparse._extras import (  # noqa: F401,E402
+    ccol_indices_copy,
+    col_indices_copy,
+    crow_indices_copy,
+    dsmm,
+    hsmm,
+    indices_copy,
+    resize_as_sparse_,
+    row_indices_copy,
+    saddmm,
+    sspaddmm,
+    values_copy,
+)
 from ember.serialization import load, save  # noqa: F401,E402
 from ember.ops.memory import *  # noqa: F401,F403,E402
 from ember.ops.legacy import *  # noqa: F401,F403,E402

@@ -51,23 +51,7 @@ PAIRS = [
 # Implementable torch names nobody has built yet (not deliberately unsupported, so not in
 # ember/_unsupported.py). Issue 12 is done when this is empty: the census fails on a missing name
 # that is not here, and on a name here that has landed (remove it then).
-NOT_YET: dict[str, set[str]] = {
-    "torch.Tensor": set(
-        # sparse layouts beyond COO/CSR and the sparse in-place/product methods
-        "to_sparse_bsc to_sparse_bsr resize_as_sparse_ "
-        "smm sspaddmm".split()
-    ),
-    "torch": set(
-        # sparse
-        "sparse_bsc_tensor sparse_bsr_tensor sparse_compressed_tensor "
-        "ccol_indices_copy col_indices_copy crow_indices_copy indices_copy row_indices_copy "
-        "values_copy dsmm hsmm saddmm sspaddmm resize_as_sparse_".split()
-    ),
-    "torch.sparse": set(
-        "BFloat16Tensor ByteTensor CharTensor DoubleTensor FloatTensor HalfTensor IntTensor "
-        "LongTensor ShortTensor spsolve".split()
-    ),
-}
+NOT_YET: dict[str, set[str]] = {}
 
 # Top-level submodules of torch that a script reaches only by importing them.
 LAZY_SUBMODULE_ENTRIES = {"contrib", "nativert", "numa", "onnx"}

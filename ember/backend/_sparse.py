@@ -495,3 +495,152 @@ def column_major_order(indices: np.ndarray, shape: tuple) -> np.ndarray:
     ccol = np.zeros(shape[1] + 1, dtype=_INT)
     np.cumsum(np.bincount(cols, minlength=shape[1]), out=ccol[1:])
     return order, ccol, rows[order].copy()
+
+
+# ---- block compressed (BSR/BSC) -------------------------------------------------------------
+def dense_to_blocks(a: np.ndarray, blocksize: tuple, column_major: bool):
+    """Compressed and plain block indices and the (nnz, R, C) blocks of a 2-D array holding a
+    nonzero (or NaN); blocks in row-major (BSR) or column-major (BSC) order."""
+    R, C = blocksize
+    a4 = a.reshape(a.shape[0] // R, R, a.shape[1] // C, C).transpose(0, 2, 1, 3)
+    mask = a4.any(axis=(2, 3))
+    if column_major:
+        cb, rb = np.nonzero(mask.T)
+        comp, plain, n = cb, rb, mask.shape[1]
+    else:
+        rb, cb = np.nonzero(mask)
+        comp, plain, n = rb, cb, mask.shape[0]
+    crow = np.zeros(n + 1, dtype=_INT)
+    np.cumsum(np.bincount(comp, minlength=n), out=crow[1:])
+    return crow, plain.astype(_INT), np.ascontiguousarray(a4[rb, cb])
+
+
+def block_coords(crow: np.ndarray, plain: np.ndarray, column_major: bool):
+    """Block row and block column of each stored block."""
+    comp = csr_rows(crow)
+    return (plain, comp) if column_major else (comp, plain)
+
+
+def blocks_to_dense(rb, cb, values: np.ndarray, shape: tuple) -> np.ndarray:
+    R, C = values.shape[1], values.shape[2]
+    out = np.zeros((shape[0] // R, R, shape[1] // C, C) + values.shape[3:], dtype=values.dtype)
+    out[rb, :, cb] = values  # advanced indices apart: the block axes come first, as in values
+    return out.reshape(shape)
+
+
+def gather_blocks(d: np.ndarray, rb, cb, blocksize: tuple) -> np.ndarray:
+    """The (nnz, R, C) blocks of dense ``d`` at block coordinates (rb, cb)."""
+    R, C = blocksize
+    d4 = d.reshape(d.shape[0] // R, R, d.shape[1] // C, C)
+    return np.ascontiguousarray(d4[rb, :, cb])
+
+
+def block_element_indices(rb, cb, blocksize: tuple) -> np.ndarray:
+    """(2, nnz * R * C) element indices of the stored blocks, blocks in storage order and
+    row-major inside each block (torch's order when a blocked tensor becomes COO)."""
+    R, C = blocksize
+    n = rb.shape[0]
+    i = np.arange(R, dtype=_INT)[:, None]
+    j = np.arange(C, dtype=_INT)[None, :]
+    rows = np.broadcast_to(rb[:, None, None] * R + i, (n, R, C)).reshape(-1)
+    cols = np.broadcast_to(cb[:, None, None] * C + j, (n, R, C)).reshape(-1)
+    return np.stack([rows, cols]).astype(_INT, copy=False)
+
+
+def coo_to_blocks(indices: np.ndarray, shape: tuple, blocksize: tuple, column_major: bool):
+    """For a coalesced 2-D COO array: the compressed and plain block indices, the block slot
+    and in-block flat position of each entry, and the number of blocks."""
+    R, C = blocksize
+    rb, cb = indices[0] // R, indices[1] // C
+    nbr, nbc = shape[0] // R, shape[1] // C
+    key = cb * nbr + rb if column_major else rb * nbc + cb
+    uniq, slot = np.unique(key, return_inverse=True)
+    if column_major:
+        comp, plain, n = uniq // nbr, uniq % nbr, nbc
+    else:
+        comp, plain, n = uniq // nbc, uniq % nbc, nbr
+    crow = np.zeros(n + 1, dtype=_INT)
+    np.cumsum(np.bincount(comp, minlength=n), out=crow[1:])
+    pos = slot.reshape(-1) * (R * C) + (indices[0] % R) * C + indices[1] % C
+    return crow, plain.astype(_INT), pos.astype(_INT), uniq.shape[0]
+
+
+def bsr_matrix(crow, col, values: np.ndarray, shape: tuple):
+    """A SciPy BSR matrix over (nnz, R, C) blocks (no copy when the dtype needs none)."""
+    from scipy import sparse as sp
+
+    values = values.astype(_compute_dtype(values.dtype), copy=False)
+    return sp.bsr_matrix((values, col, crow), shape=shape, copy=False)
+
+
+def block_grads(rb, cb, g: np.ndarray, d: np.ndarray, blocksize: tuple) -> np.ndarray:
+    """``(g @ d^H)`` read at the stored blocks: one small (R, K) @ (K, C) product per block,
+    batched in chunks so the gathered rows stay small."""
+    R, C = blocksize
+    if g.ndim == 1:
+        g, d = g[:, None], d[:, None]
+    if d.dtype.kind == "c":
+        d = np.conj(d)
+    K = g.shape[1]
+    g3 = g.reshape(-1, R, K)
+    d3 = d.reshape(-1, C, K)
+    n = rb.shape[0]
+    out = np.empty((n, R, C), dtype=np.result_type(g.dtype, d.dtype))
+    step = max(1, (1 << 18) // max(1, R * K + C * K))
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        np.matmul(g3[rb[s:e]], d3[cb[s:e]].transpose(0, 2, 1), out=out[s:e])
+    return out
+
+
+def check_blocked(crow, plain, nnz: int, shape: tuple, blocksize: tuple, names) -> str | None:
+    """torch's message for the first violated BSR/BSC invariant, else None. ``names``: the
+    compressed and plain index names and the plain dim's name ("col"/"ncols")."""
+    cname, pname, dim_name = names
+    column_major = cname == "ccol_indices"
+    for d in (0, 1):
+        if shape[d] % blocksize[d]:
+            return (
+                f"tensor shape[{d}] (={shape[d]}) must be divisible with blocksize[{d}] "
+                f"(={blocksize[d]}) as defined by values shape"
+            )
+    nblocks = shape[1] // blocksize[1] if column_major else shape[0] // blocksize[0]
+    nplain = shape[0] // blocksize[0] if column_major else shape[1] // blocksize[1]
+    what = "column" if column_major else "row"
+    if crow.shape[0] != nblocks + 1:
+        return (
+            f"{cname}.shape[-1] must be equal to the number of {what} blocks + 1 "
+            f"(={nblocks + 1}), but got {crow.shape[0]}"
+        )
+    if plain.shape[0] != nnz:
+        return (
+            f"{pname}.shape[-1] must be equal to nnz (={nnz}) as defined by values.shape[0], "
+            f"but got {plain.shape[0]}"
+        )
+    if crow[0] != 0:
+        return f"`{cname}[..., 0] == 0` is not satisfied."
+    if crow[-1] != nnz:
+        return f"`{cname}[..., -1] == nnz` is not satisfied."
+    if np.any(np.diff(crow) < 0) or np.any(np.diff(crow) > nplain):
+        return f"`0 <= {cname}[..., 1:] - {cname}[..., :-1] <= {dim_name}` is not satisfied."
+    if nnz and (plain.min() < 0 or plain.max() >= nplain):
+        return f"`0 <= {pname} < {dim_name}` is not satisfied."
+    if nnz > 1:
+        step = np.diff(plain)
+        same = csr_rows(crow)
+        if np.any((step <= 0) & (same[1:] == same[:-1])):
+            rows = "ncols" if column_major else "nrows"
+            return (
+                f"`{pname}[..., {cname}[..., i - 1]:{cname}[..., i]] for all i = 1, ..., "
+                f"{rows} are sorted and distinct along the last dimension values` is not "
+                "satisfied."
+            )
+    return None
+
+
+def scatter_blocks(values: np.ndarray, pos: np.ndarray, nblocks: int, blocksize: tuple):
+    """(nblocks, R, C) blocks holding ``values`` at flat positions ``pos`` (zeros elsewhere)."""
+    R, C = blocksize
+    out = np.zeros((nblocks * R * C,) + values.shape[1:], dtype=values.dtype)
+    out[pos] = values
+    return out.reshape((nblocks, R, C) + values.shape[1:])

@@ -12,7 +12,7 @@ attribute and namespace function it lacks raises ``NotImplementedError`` naming 
 from __future__ import annotations
 
 from ember import backend
-from ember._layout import sparse_coo, sparse_csc, sparse_csr
+from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from ember.backend import _sparse as _k
 
 
@@ -139,7 +139,21 @@ class SparseArray:
 
     @property
     def dense_dim(self) -> int:
-        return self.values.ndim - 1
+        # BSR/BSC values are (nnz, R, C, *dense): the block dims are not dense dims
+        return self.values.ndim - (3 if self.layout in _BLOCKED else 1)
+
+    @property
+    def blocked(self) -> bool:
+        return self.layout in _BLOCKED
+
+    @property
+    def blocksize(self) -> tuple:
+        """(R, C) of a BSR/BSC array."""
+        return tuple(self.values.shape[1:3])
+
+    def block_coords(self):
+        """Block row and block column of each stored block of a BSR/BSC array."""
+        return _k.block_coords(self.crow, self.col, self.layout is sparse_bsc)
 
     def same_pattern(self, other: SparseArray) -> bool:
         """Whether ``other`` stores its entries at the same index arrays (by identity)."""
@@ -184,6 +198,9 @@ class SparseArray:
         """Row and column of each stored entry of a 2-D array."""
         if self.layout is sparse_coo:
             return self.indices[0], self.indices[1]
+        if self.layout in _BLOCKED:
+            idx = self.coo_indices()
+            return idx[0], idx[1]
         if self.layout is sparse_csc:  # ``crow``/``col`` hold ccol_indices/row_indices
             return self.col, _k.csr_rows(self.crow)
         return _k.csr_rows(self.crow), self.col
@@ -193,6 +210,8 @@ class SparseArray:
         order: column-major for CSC)."""
         if self.layout is sparse_coo:
             return self.indices
+        if self.layout in _BLOCKED:  # every element of each stored block, block by block
+            return _k.block_element_indices(*self.block_coords(), self.blocksize)
         if self.layout is sparse_csc:
             return _k.stack_rows(self.rows_cols())
         return _k.csr_to_coo_indices(self.crow, self.col)
@@ -210,6 +229,11 @@ class SparseArray:
         if m is None:
             if self.layout is sparse_csr:
                 m = _k.scipy_matrix(None, self.col, self.values, self.shape, crow=self.crow)
+            elif self.layout is sparse_bsr:
+                m = _k.bsr_matrix(self.crow, self.col, self.values, self.shape)
+            elif self.layout is sparse_bsc:  # the transpose of the BSR matrix of A^T
+                vt = self.values.transpose(0, 2, 1)
+                m = _k.bsr_matrix(self.crow, self.col, vt, self.shape[::-1]).T
             else:
                 r, c = self.rows_cols()
                 m = _k.scipy_matrix(r, c, self.values, self.shape)
@@ -226,6 +250,11 @@ class SparseArray:
         """``self @ b`` for a dense 1-D or 2-D array: what ``ember.mm``/``matmul``/``addmm``
         call when their first operand is sparse."""
         self.check_matrix("mm")
+        if self.layout is sparse_bsc:
+            # NOTE: matches torch: no BSC @ dense kernel on the CPU
+            raise RuntimeError(
+                "addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided"
+            )
         if b.__class__ is SparseArray:
             raise unsupported("mm (sparse @ sparse)")
         return _k.spmm(self.matrix(), b, self.dtype)
@@ -250,14 +279,21 @@ class SparseArray:
     def _coo(self) -> SparseArray:
         if self.layout is sparse_coo:
             return self
-        # NOTE: matches torch: CSC entries, in column-major order, are not coalesced as COO
+        values = self.values
+        if self.layout in _BLOCKED:  # one entry per element of each stored block
+            values = values.reshape((-1,) + values.shape[3:])
+        # NOTE: matches torch: CSC entries (column-major) and blocked entries (block by block)
+        # are not coalesced as COO
         return SparseArray(
             sparse_coo,
             self.shape,
-            self.values,
+            values,
             self.coo_indices(),
             coalesced=self.layout is sparse_csr,
         )
+
+
+_BLOCKED = (sparse_bsr, sparse_bsc)
 
 
 def _refuse(name):

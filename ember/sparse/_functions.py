@@ -9,7 +9,7 @@ their gradients on raw arrays.
 from __future__ import annotations
 
 from ember import _dtype
-from ember._layout import sparse_coo, sparse_csc, sparse_csr
+from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.backend import _sparse as _k
@@ -35,6 +35,11 @@ def is_sparse_data(d) -> bool:
 def values_at(g: Tensor, arr: SparseArray):
     """The raw values of gradient ``g`` (dense or sparse) at the stored entries of ``arr``."""
     gd = g._data
+    if arr.blocked:
+        if gd.__class__ is not SparseArray:
+            return _k.gather_blocks(gd, *arr.block_coords(), arr.blocksize)
+        if not arr.same_pattern(gd):  # read element by element, then as blocks
+            return values_at(g, arr._coo()).reshape(arr.values.shape)
     if gd.__class__ is SparseArray:
         if arr.same_pattern(gd):
             return gd.values
@@ -126,6 +131,8 @@ class ToDense(Function):
         a = ctx.arr = s._data
         if a.layout is sparse_csr:
             return _wrap(_k.csr_to_dense(a.crow, a.col, a.values, a.shape))
+        if a.blocked:
+            return _wrap(_k.blocks_to_dense(*a.block_coords(), a.values, a.shape))
         if a.layout is sparse_csc:
             return _wrap(_k.coo_to_dense(a.coo_indices(), a.values, a.shape, True))
         return _wrap(_k.coo_to_dense(a.indices, a.values, a.shape, a.coalesced))
@@ -143,6 +150,9 @@ class ToSparse(Function):
     @staticmethod
     def forward(ctx, x, layout, sparse_dim):
         a = x._data
+        if layout is sparse_bsr or layout is sparse_bsc:  # ``sparse_dim``: the blocksize
+            crow, col, val = _k.dense_to_blocks(a, sparse_dim, layout is sparse_bsc)
+            return new_sparse(SparseArray(layout, a.shape, val, crow=crow, col=col))
         if layout is sparse_csr:
             crow, col, val = _k.dense_to_csr(a)
             return new_sparse(SparseArray(sparse_csr, a.shape, val, crow=crow, col=col))
@@ -211,19 +221,29 @@ class SparseMm(Function):
             g = g * alpha
         graph = _gm.state.enabled  # create_graph: Tensor ops, differentiable again
         if need_s:
-            leaf = ctx._next[1] is not None and ctx._next[1][1] is None
-            if leaf and not ctx._function._masked:
+            e = ctx._next[1]
+            # NOTE: matches torch: a leaf, or a tensor made by ``to_sparse*`` from a dense one,
+            # gets (passes on) the dense gradient
+            dense = e is not None and (e[1] is None or e[0]._function is ToSparse)
+            if dense and not ctx._function._masked:
                 gs = g @ d.mT if d.ndim == 2 else g.unsqueeze(-1) * d
             else:
                 # NOTE: matches torch: the dense gradient masked to s's coalesced pattern (one
                 # value per position, so that it adds to dense gradients of s correctly)
                 a = s._data.coalesced_array()
-                r, c = a.rows_cols()
-                if graph:  # per-entry dot products in Tensor ops (differentiable)
+                if a.blocked and not graph:  # one small product per stored block
+                    v = _k.block_grads(*a.block_coords(), g._data, d._data, a.blocksize)
+                    gs = new_sparse(a.with_values(v.astype(a.dtype, copy=False)))
+                    r = c = None
+                else:
+                    r, c = a.rows_cols()
+                if r is None:
+                    pass
+                elif graph:  # per-entry dot products in Tensor ops (differentiable)
                     rt, ct = _wrap(r), _wrap(c)
                     dc = d[ct].conj() if d.is_complex() else d[ct]
                     v = g[rt] * dc if g.ndim == 1 else (g[rt] * dc).sum(-1)
-                    gs = make(v, a)
+                    gs = make(v.reshape(a.values.shape) if a.blocked else v, a)
                 else:
                     gs = new_sparse(a.with_values(_k.sddmm(r, c, g._data, d._data).astype(a.dtype)))
         if need_d:

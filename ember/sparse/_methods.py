@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember._device import device as _device_cls
-from ember._layout import sparse_coo, sparse_csc, sparse_csr
+from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
 from ember.sparse import _ops
@@ -16,6 +16,8 @@ from ember.tensor import Tensor, _wrap, _wrap_dim
 def _check_mm(op: str, s: Tensor, d: Tensor, dense_ok_1d: bool) -> None:
     a = s._data
     a.check_matrix(op)
+    if a.blocked:
+        _check_blocked_mm(a, d, dense_ok_1d)
     if not isinstance(d, Tensor):
         raise TypeError(f"{op}: expected a Tensor as the second operand, got {type(d).__name__}")
     dd = d._data
@@ -32,6 +34,27 @@ def _check_mm(op: str, s: Tensor, d: Tensor, dense_ok_1d: bool) -> None:
     if dd.dtype is not a.dtype:
         raise RuntimeError(
             f"expected scalar type {_dtype.from_np(a.dtype)} but found {_dtype.from_np(dd.dtype)}"
+        )
+
+
+def _check_blocked_mm(a: SparseArray, d, dense_ok_1d: bool) -> None:
+    """torch's checks (and messages) of a BSR/BSC @ dense product."""
+    if a.layout is sparse_bsc:
+        # NOTE: matches torch: no BSC @ dense kernel on the CPU
+        raise RuntimeError(
+            "addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided"
+        )
+    if not isinstance(d, Tensor) or d._data.__class__ is SparseArray:
+        return  # the generic checks say what is wrong
+    dd = d._data
+    if dd.ndim == 1 and not dense_ok_1d:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if dd.ndim > 2:
+        raise RuntimeError("expand is unsupported for SparseBsr tensors")
+    if dd.ndim == 2 and dd.shape[0] != a.shape[1]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{dd.shape[0]}x{dd.shape[1]})"
         )
 
 
@@ -301,7 +324,12 @@ class SparseTensor(Tensor):
 
     def zero_(self) -> SparseTensor:
         a = self._inplace("zero_")
-        if a.layout is not sparse_coo:  # every row (CSR) or column (CSC) empty
+        if a.blocked:  # every block row (BSR) or block column (BSC) empty
+            by_col = a.layout is sparse_bsc
+            a.crow, a.col = _k.empty_csr(a.shape[by_col] // a.blocksize[by_col])
+            a.values = a.values[:0].copy()
+            a._mat = a._mat_t = None
+        elif a.layout is not sparse_coo:  # every row (CSR) or column (CSC) empty
             a.crow, a.col = _k.empty_csr(a.shape[0 if a.layout is sparse_csr else 1])
             a.values = a.values[:0].copy()
             a._mat = a._mat_t = None
@@ -445,6 +473,11 @@ class SparseTensor(Tensor):
         if n < 2:
             return self
         a = self._data
+        if a.blocked:  # BSR <-> BSC with each block transposed
+            v = F.values_of(self).transpose(1, 2)
+            other = sparse_bsc if a.layout is sparse_bsr else sparse_bsr
+            pattern = SparseArray(other, a.shape[::-1], v._data, crow=a.crow, col=a.col)
+            return F.make(v, pattern)
         if a.layout is not sparse_coo:
             # NOTE: matches torch: CSR transposes to CSC and back, sharing the values
             other = sparse_csc if a.layout is sparse_csr else sparse_csr

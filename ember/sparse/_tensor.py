@@ -23,6 +23,8 @@ _LAYOUT_NAMES = {
     sparse_coo: "Sparse",
     sparse_csr: "SparseCsr",
     sparse_csc: "SparseCsc",
+    sparse_bsr: "SparseBsr",
+    sparse_bsc: "SparseBsc",
 }
 
 
@@ -124,6 +126,7 @@ def sparse_csr_tensor(
     *,
     dtype=None,
     device=None,
+    layout=None,
     pin_memory=False,
     requires_grad=False,
     check_invariants=None,
@@ -137,6 +140,7 @@ def sparse_csr_tensor(
         tensor([[3.],
                 [4.]])
     """
+    _check_layout_kw("sparse_csr_tensor", layout, sparse_csr)
     crow = _index_array(crow_indices, "crow_indices")
     col = _index_array(col_indices, "col_indices")
     v = _values_tensor(values, dtype)
@@ -174,6 +178,7 @@ def sparse_csc_tensor(
     *,
     dtype=None,
     device=None,
+    layout=None,
     pin_memory=False,
     requires_grad=False,
     check_invariants=None,
@@ -187,6 +192,7 @@ def sparse_csc_tensor(
         tensor([[0., 0., 4.],
                 [3., 0., 0.]])
     """
+    _check_layout_kw("sparse_csc_tensor", layout, sparse_csc)
     ccol = _index_array(ccol_indices, "ccol_indices")
     row = _index_array(row_indices, "row_indices")
     v = _values_tensor(values, dtype)
@@ -221,6 +227,14 @@ def sparse_csc_tensor(
     return _finish(F.make(v, pattern), dtype, device, requires_grad)
 
 
+def _check_layout_kw(op: str, layout, expected) -> None:
+    if layout is not None and layout is not expected:
+        raise RuntimeError(
+            f"{op}: layout must be {_LAYOUT_NAMES[expected]} but got "
+            f"{_LAYOUT_NAMES.get(layout, layout)}"
+        )
+
+
 # ---- conversions from dense --------------------------------------------------------------------
 def _to_sparse_dense(x: Tensor, layout, sparse_dim) -> Tensor:
     if layout is sparse_csr:
@@ -235,8 +249,6 @@ def _to_sparse_dense(x: Tensor, layout, sparse_dim) -> Tensor:
                 f"to_sparse_csc: ember's CSC tensors are 2-D, got a {x._data.ndim}-D tensor"
             )
         return F.ToSparse.apply(x, sparse_csc, 2)
-    if layout in (sparse_bsr, sparse_bsc):
-        raise NotImplementedError(f"to_sparse: layout {layout} is not implemented in ember")
     nd = x._data.ndim
     sd = nd if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= nd:
@@ -264,6 +276,17 @@ def _to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None) -> Tens
         return self.to_sparse_csr()
     if layout is sparse_csc:
         return self.to_sparse_csc()
+    if layout is sparse_bsr or layout is sparse_bsc:
+        if blocksize is None:
+            src = _layout_name(self)
+            raise RuntimeError(
+                f"{'dense' if src == 'Strided' else 'sparse'}_to_sparse: conversion from "
+                f"{src} to {_LAYOUT_NAMES[layout]} without blocksize argument given is not "
+                "supported"
+            )
+        return (self.to_sparse_bsr if layout is sparse_bsr else self.to_sparse_bsc)(
+            blocksize, dense_dim
+        )
     raise NotImplementedError(f"to_sparse: layout {layout} is not implemented in ember")
 
 
@@ -273,11 +296,13 @@ def _to_sparse_coo(self) -> Tensor:
     a = self._data
     if a.layout is sparse_coo:
         return self
-    # NOTE: matches torch: from CSC, the entries stay column-major (not coalesced)
-    pattern = SparseArray(
-        sparse_coo, a.shape, a.values, a.coo_indices(), coalesced=a.layout is sparse_csr
-    )
-    return F.SparseNew.apply(F.values_of(self), pattern)
+    # NOTE: matches torch: from CSC, the entries stay column-major (not coalesced); from
+    # BSR/BSC, every element of each block, block by block (not coalesced)
+    pattern = a._coo()
+    v = F.values_of(self)
+    if a.blocked:
+        v = v.reshape(pattern.values.shape)
+    return F.SparseNew.apply(v, pattern)
 
 
 def _to_sparse_csr(self, dense_dim=None) -> Tensor:
@@ -286,6 +311,11 @@ def _to_sparse_csr(self, dense_dim=None) -> Tensor:
     a = self._data
     if a.layout is sparse_csr:
         return self
+    if a.blocked:
+        raise RuntimeError(
+            "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout but got "
+            f"{_LAYOUT_NAMES[a.layout]}"
+        )
     if a.ndim != 2 or a.dense_dim:
         raise NotImplementedError("to_sparse_csr: ember's CSR tensors are 2-D without dense dims")
     s = (self if a.layout is sparse_coo else self.to_sparse_coo()).coalesce()
@@ -302,6 +332,11 @@ def _to_sparse_csc(self, dense_dim=None) -> Tensor:
     a = self._data
     if a.layout is sparse_csc:
         return self
+    if a.blocked:
+        raise RuntimeError(
+            "sparse_compressed_to_sparse_csc: expected SparseCsr or SparseCsc layout but got "
+            f"{_LAYOUT_NAMES[a.layout]}"
+        )
     if a.ndim != 2 or a.dense_dim:
         raise NotImplementedError("to_sparse_csc: ember's CSC tensors are 2-D without dense dims")
     s = (self if a.layout is sparse_coo else self.to_sparse_coo()).coalesce()
@@ -336,7 +371,7 @@ def _need_coo(t: Tensor, op: str) -> SparseArray:
 
 def _need_csr(t: Tensor, op: str) -> SparseArray:
     d = t._data
-    if d.__class__ is not SparseArray or d.layout is not sparse_csr:
+    if d.__class__ is not SparseArray or d.layout not in (sparse_csr, sparse_bsr):
         raise RuntimeError(
             f"{op} expected sparse row compressed tensor layout but got {_layout_name(t)}"
         )
@@ -380,7 +415,7 @@ def _public_values(self) -> Tensor:
 
 def _need_csc(t: Tensor, op: str) -> SparseArray:
     d = t._data
-    if d.__class__ is not SparseArray or d.layout is not sparse_csc:
+    if d.__class__ is not SparseArray or d.layout not in (sparse_csc, sparse_bsc):
         raise RuntimeError(
             f"{op} expected sparse column compressed tensor layout but got {_layout_name(t)}"
         )
@@ -479,7 +514,7 @@ def _sparse_repr(t: Tensor) -> str:
     if a.layout is sparse_coo:
         parts = [part("indices=tensor(", a.indices), part("values=tensor(", a.values)]
     else:
-        names = ("ccol", "row") if a.layout is sparse_csc else ("crow", "col")
+        names = ("ccol", "row") if a.layout in (sparse_csc, sparse_bsc) else ("crow", "col")
         parts = [
             part(f"{names[0]}_indices=tensor(", a.crow),
             part(f"{names[1]}_indices=tensor(", a.col),
