@@ -224,6 +224,8 @@ def _ops(lib):
         "mm": lambda x, y: x.reshape(100, 100) @ y.reshape(100, 100),
         "linear": lambda x, y: F.linear(x.reshape(100, 100), y.reshape(100, 100)),
         "lt": lambda x, y: x < 0.3,
+        "logit": lambda x, y: x.sigmoid().logit(),
+        "logit_eps": lambda x, y: x.sigmoid().logit(eps=0.01),
     }
 
 
@@ -234,6 +236,7 @@ def _ops(lib):
 # gelu rounded, exactly); lerp: torch fuses the multiply-add, which near cancellation can move
 # the result by more than one unit.
 _NEAR = {"exp", "tanh", "sigmoid", "silu", "sin", "rsqrt", "atan2", "log", "gelu", "lerp"}
+_NEAR |= {"logit", "logit_eps"}  # each of its steps rounds to the low dtype, log's too
 _LIMIT = {"gelu": 300}
 # Products: the float32 accumulation order differs from torch's blocked GEMM.
 _GEMM = {"mm", "linear"}

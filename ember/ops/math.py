@@ -36,6 +36,8 @@ from ember.ops.activation import relu_grad
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
 
+_F32 = _dtype.float32._np
+
 
 class Abs(_Unary):
     _node_name = "AbsBackward0"
@@ -344,12 +346,25 @@ class Logit(Function):
     @staticmethod
     def forward(ctx, x, eps):
         xp = xp_of(x)
-        z = _opmath(x)
-        if eps is not None:
-            z = xp.minimum(xp.maximum(z, eps), 1 - eps)
         ctx.save_for_backward(x)
         ctx.eps = eps
-        return xp.log(z / (1 - z)).astype(x.dtype, copy=False)
+        if x.dtype.itemsize == 2:  # float16, bfloat16
+            # NOTE: matches torch: its half-precision logit rounds every step (the bounds,
+            # 1 - x, the ratio) to the input's dtype, not only the result
+            low = x.dtype
+
+            def r(a):
+                return xp.asarray(a, dtype=_F32).astype(low).astype(_F32)
+
+            z = x.astype(_F32)
+            if eps is not None:
+                z = xp.minimum(xp.maximum(z, r(eps)), r(1 - eps))
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                return xp.log(r(z / r(1 - z))).astype(low)
+        z = x
+        if eps is not None:
+            z = xp.minimum(xp.maximum(z, eps), 1 - eps)
+        return xp.log(z / (1 - z))
 
     @staticmethod
     def backward(ctx, g):
