@@ -234,8 +234,9 @@ def _to_blocked(self: Tensor, layout, blocksize, dense_dim) -> Tensor:
     bs = _blocksize(blocksize)
     if a.__class__ is not SparseArray:  # from dense
         if a.ndim < 2:
+            # NOTE: matches torch: it asks a 1-D tensor for its dim -2
             raise IndexError(
-                f"Dimension out of range (expected to be in range of [-1, 0], but got {a.ndim - 2})"
+                "Dimension out of range (expected to be in range of [-1, 0], but got -2)"
             )
         if a.ndim > 2 or dense_dim:
             raise NotImplementedError(

@@ -4,6 +4,7 @@ the legacy sparse tensor types (``torch.sparse.FloatTensor`` ...)."""
 
 from __future__ import annotations
 
+from ember import _dtype
 from ember._layout import sparse_coo
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
@@ -68,6 +69,13 @@ def values_copy(input: Tensor, *, out=None) -> Tensor:
     return _out(F.values_of(input).clone(), out)
 
 
+def _no_coo(input: Tensor, name: str) -> None:
+    d = input._data
+    if d.__class__ is SparseArray and d.layout is sparse_coo:
+        # NOTE: matches torch: the compressed index copies have no SparseCPU kernel
+        raise _could_not_run(f"aten::{name}_copy", input)
+
+
 def crow_indices_copy(input: Tensor, *, out=None) -> Tensor:
     """A copy of ``input.crow_indices()`` (CSR or BSR).
 
@@ -75,6 +83,7 @@ def crow_indices_copy(input: Tensor, *, out=None) -> Tensor:
         >>> ember.crow_indices_copy(ember.eye(2).to_sparse_csr())
         tensor([0, 1, 2])
     """
+    _no_coo(input, "crow_indices")
     return _out(_wrap(_crow_indices(input)._data.copy()), out)
 
 
@@ -85,6 +94,7 @@ def col_indices_copy(input: Tensor, *, out=None) -> Tensor:
         >>> ember.col_indices_copy(ember.eye(2).to_sparse_csr())
         tensor([0, 1])
     """
+    _no_coo(input, "col_indices")
     return _out(_wrap(_col_indices(input)._data.copy()), out)
 
 
@@ -95,6 +105,7 @@ def ccol_indices_copy(input: Tensor, *, out=None) -> Tensor:
         >>> ember.ccol_indices_copy(ember.eye(2).to_sparse_csc())
         tensor([0, 1, 2])
     """
+    _no_coo(input, "ccol_indices")
     return _out(_wrap(_ccol_indices(input)._data.copy()), out)
 
 
@@ -105,6 +116,7 @@ def row_indices_copy(input: Tensor, *, out=None) -> Tensor:
         >>> ember.row_indices_copy(ember.eye(2).to_sparse_csc())
         tensor([0, 1])
     """
+    _no_coo(input, "row_indices")
     return _out(_wrap(_row_indices(input)._data.copy()), out)
 
 
@@ -176,9 +188,7 @@ def _check_sspaddmm(input, mat1, mat2) -> None:
 
 
 def _ctype(np_dtype) -> str:
-    from ember.ops.tensor_surface import _ctype as c
-
-    return c(np_dtype)
+    return _dtype.SCALAR_NAMES[_dtype.from_np(np_dtype).name]
 
 
 def saddmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:

@@ -270,6 +270,8 @@ def mm_sparse(s: Tensor, d: Tensor, input=None, beta=1, alpha=1, cls=SparseMm) -
 def transpose(s: Tensor) -> Tensor:
     """The 2-D transpose of a COO or CSR tensor, as COO (differentiable)."""
     a = s._data
+    if a.blocked:  # element by element, as COO (differentiable)
+        return transpose(s.to_sparse_coo())
     idx = a.coo_indices()
     pattern = SparseArray(sparse_coo, (a.shape[1], a.shape[0]), a.values, _k.swap_rows(idx, 0, 1))
     if a.layout is sparse_csr:

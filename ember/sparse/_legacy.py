@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember._layout import sparse_coo
+from ember.ops.legacy import _TensorType
 from ember.tensor import Tensor
 
 _SIGNATURES = (
@@ -60,9 +61,14 @@ def _new_sparse(dt, args, size, device):
     raise _bad_args(args)
 
 
-class _SparseTensorType(type):
+class _SparseTensorType(_TensorType):
     """Metaclass of the legacy sparse types: calling one builds a sparse COO tensor;
-    ``isinstance`` accepts CPU sparse COO tensors of its dtype."""
+    ``isinstance`` accepts CPU sparse COO tensors of its dtype. (A ``_TensorType`` so that
+    ``Tensor.type(ember.sparse.DoubleTensor)`` converts the dtype, as torch's does.)"""
+
+    @property
+    def is_sparse(cls) -> bool:
+        return True
 
     def __call__(cls, *args, device=None, size=None):
         return _new_sparse(cls.dtype, args, size, device)
@@ -80,8 +86,6 @@ def _typed(name: str, dt) -> type:
     ns = {
         "dtype": dt,
         "layout": sparse_coo,
-        "is_sparse": True,
-        "is_cuda": False,
         "__module__": "ember.sparse",
         "__slots__": (),
         "__doc__": f"Legacy constructor of sparse COO ``{dt}`` tensors "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ember import _dtype
 from ember._device import device as _device_cls
-from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
+from ember._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
 from ember.sparse import _ops
@@ -32,9 +32,11 @@ def _check_mm(op: str, s: Tensor, d: Tensor, dense_ok_1d: bool) -> None:
             f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {dd.shape[0]}"
         )
     if dd.dtype is not a.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_dtype.from_np(a.dtype)} but found {_dtype.from_np(dd.dtype)}"
-        )
+        raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found {_scalar(dd.dtype)}")
+
+
+def _scalar(np_dtype) -> str:
+    return _dtype.SCALAR_NAMES[_dtype.from_np(np_dtype).name]
 
 
 def _check_blocked_mm(a: SparseArray, d, dense_ok_1d: bool) -> None:
@@ -155,6 +157,26 @@ class SparseTensor(Tensor):
         if dtype is None or dtype is self.dtype:
             return self.clone() if kwargs.get("copy") else self
         return F.make(F.values_of(self).to(dtype), self._data)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name (``'torch.sparse.FloatTensor'``), or a copy converted to the
+        dtype of a type (``ember.sparse.DoubleTensor``, ``'torch.sparse.DoubleTensor'``)."""
+        a = self._data
+        if dtype is None:
+            if a.layout is not sparse_coo:
+                # NOTE: matches torch: compressed layouts have no legacy type name
+                raise RuntimeError("Unimplemented backend SparseCsrCPU")
+            return f"torch.sparse.{_dtype.SCALAR_NAMES[self.dtype.name]}Tensor"
+        if isinstance(dtype, str):
+            from ember.ops.conversion import _TYPE_NAMES
+
+            name = dtype.replace("torch.sparse.", "torch.", 1)
+            if name not in _TYPE_NAMES:
+                raise ValueError(f"invalid type: {dtype!r}")
+            dtype = _TYPE_NAMES[name]
+        elif not isinstance(dtype, _dtype.dtype):
+            dtype = dtype.dtype  # a legacy type class (dense or sparse): its dtype
+        return self.to(dtype)
 
     def float(self, memory_format=None):
         return self.to(_dtype.float32)
@@ -674,8 +696,9 @@ def _row_product(name: str, mat1: Tensor, mat2: Tensor):
     if mat1._data.__class__ is not SparseArray or mat1._data.layout is not sparse_coo:
         raise NotImplementedError(
             f"Could not run 'aten::{name}' with arguments from the "
-            f"'{'SparseCsrCPU' if mat1.is_sparse_csr else 'CPU'}' backend: {name} takes a "
-            "sparse COO first operand"
+            f"'{'SparseCsrCPU' if mat1.layout is not strided else 'CPU'}' backend. This could "
+            f"be because the operator doesn't exist for this backend ({name} takes a sparse COO "
+            "first operand)."
         )
     _check_mm(name, mat1, mat2, False)
     rows = _k.nonzero_rows(mat1._data.indices)
@@ -696,7 +719,8 @@ def hspmm(mat1: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise NotImplementedError("hspmm: out= is not implemented in ember")
     rows, v = _row_product("hspmm", mat1, mat2)
     shape = (mat1._data.shape[0], mat2._data.shape[1])
-    pattern = SparseArray(sparse_coo, shape, v._data, rows.reshape(1, -1), coalesced=True)
+    # NOTE: matches torch: hspmm's result is flagged uncoalesced (though its rows are sorted)
+    pattern = SparseArray(sparse_coo, shape, v._data, rows.reshape(1, -1))
     return F.make(v, pattern)
 
 
@@ -713,5 +737,6 @@ def smm(input: Tensor, mat: Tensor) -> Tensor:
     m = mat._data.shape[1]
     v = v.reshape(-1)
     shape = (input._data.shape[0], m)
-    pattern = SparseArray(sparse_coo, shape, v._data, _k.row_col_grid(rows, m), coalesced=True)
+    # NOTE: matches torch: smm's result is flagged uncoalesced (it is sspaddmm's)
+    pattern = SparseArray(sparse_coo, shape, v._data, _k.row_col_grid(rows, m))
     return F.make(v, pattern)

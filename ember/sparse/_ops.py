@@ -6,7 +6,7 @@ NumPy in ``ember.backend._sparse``."""
 from __future__ import annotations
 
 from ember import _dtype
-from ember._layout import sparse_coo, sparse_csc, sparse_csr, strided
+from ember._layout import sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ember.autograd.function import Function
 from ember.backend import _sparse as _k
 from ember.sparse import _functions as F
@@ -42,6 +42,12 @@ class DenseSparseMm(Function):
 def _check_rmm(op: str, d: Tensor, s: Tensor, vec_ok: bool) -> None:
     a = s._data
     a.check_matrix(op)
+    if a.blocked:
+        # NOTE: matches torch: no dense @ BSR/BSC kernel on the CPU
+        name = "SparseBsr" if a.layout is sparse_bsr else "SparseBsc"
+        raise RuntimeError(
+            f"addmm: computation on CPU is not implemented for Strided + Strided @ {name}"
+        )
     dd = d._data
     if dd.ndim == 1 and not vec_ok or dd.ndim not in (1, 2):
         raise RuntimeError(f"{op}: self must be a matrix, got {dd.ndim}-D tensor")
@@ -133,6 +139,14 @@ def spspmm(a: Tensor, b: Tensor, masked: bool) -> Tensor:
     da, db = a._data, b._data
     da.check_matrix("mm")
     db.check_matrix("mm")
+    for x in (da, db):
+        if x.blocked:
+            # NOTE: matches torch: no sparse @ sparse product for blocked layouts
+            name = "SparseBsr" if x.layout is sparse_bsr else "SparseBsc"
+            raise RuntimeError(
+                "zeros_sparse_compressed expected sparse compressed (non-block) tensor layout "
+                f"but got {name}"
+            )
     if da.layout is not db.layout:
         names = {sparse_coo: "Sparse", sparse_csr: "SparseCsr"}
         raise RuntimeError(
