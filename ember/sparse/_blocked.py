@@ -291,10 +291,23 @@ def _check_divisible(op: str, shape, bs) -> None:
 
 
 def _to_sparse_bsr(self, blocksize, dense_dim=None) -> Tensor:
+    """This 2-D tensor (dense or sparse) in BSR layout with (R, C) = ``blocksize`` blocks; a
+    block is stored when it holds a nonzero (dense) or a stored entry (sparse).
+
+    Example:
+        >>> ember.eye(4).to_sparse_bsr((2, 2)).col_indices()
+        tensor([0, 1])
+    """
     return _to_blocked(self, sparse_bsr, blocksize, dense_dim)
 
 
 def _to_sparse_bsc(self, blocksize, dense_dim=None) -> Tensor:
+    """This 2-D tensor (dense or sparse) in BSC layout with (R, C) = ``blocksize`` blocks.
+
+    Example:
+        >>> ember.eye(4).to_sparse_bsc(2).ccol_indices()
+        tensor([0, 1, 2])
+    """
     return _to_blocked(self, sparse_bsc, blocksize, dense_dim)
 
 

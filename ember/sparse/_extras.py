@@ -219,7 +219,7 @@ def hsmm(mat1: Tensor, mat2: Tensor) -> Tensor:
     """``torch.hsmm``: ``ember.hspmm`` (sparse COO times dense, as a hybrid COO tensor).
 
     Example:
-        >>> ember.hsmm(ember.eye(2).to_sparse(), ember.ones(2, 3)).values()
+        >>> ember.hsmm(ember.eye(2).to_sparse(), ember.ones(2, 3))._values()
         tensor([[1., 1., 1.],
                 [1., 1., 1.]])
     """
@@ -227,6 +227,12 @@ def hsmm(mat1: Tensor, mat2: Tensor) -> Tensor:
 
 
 def _tensor_smm(self: Tensor, mat2: Tensor) -> Tensor:
+    """``ember.smm(self, mat2)``: sparse COO ``self`` times dense ``mat2``, sparse out.
+
+    Example:
+        >>> ember.eye(2).to_sparse().smm(ember.ones(2, 2))._nnz()
+        4
+    """
     if self._data.__class__ is not SparseArray:
         # NOTE: matches torch: smm is sspaddmm underneath, and says so
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
@@ -234,6 +240,14 @@ def _tensor_smm(self: Tensor, mat2: Tensor) -> Tensor:
 
 
 def _tensor_sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """``ember.sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)``.
+
+    Example:
+        >>> s = ember.eye(2).to_sparse()
+        >>> s.sspaddmm(s, ember.ones(2, 2)).to_dense()
+        tensor([[2., 1.],
+                [1., 2.]])
+    """
     return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -267,6 +281,13 @@ def resize_as_sparse_(input: Tensor, the_template: Tensor) -> Tensor:
 
 
 def _tensor_resize_as_sparse_(self: Tensor, the_template: Tensor) -> Tensor:
+    """``ember.resize_as_sparse_(self, the_template)``.
+
+    Example:
+        >>> s = ember.eye(2).to_sparse()
+        >>> s.resize_as_sparse_(ember.zeros(2, 5).to_sparse()).shape
+        ember.Size([2, 5])
+    """
     return resize_as_sparse_(self, the_template)
 
 

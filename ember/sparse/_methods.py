@@ -711,7 +711,7 @@ def hspmm(mat1: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
     Example:
         >>> s = ember.sparse_coo_tensor([[0, 2], [1, 0]], [1.0, 2.0], (3, 2))
-        >>> ember.hspmm(s, ember.ones(2, 2)).values()
+        >>> ember.hspmm(s, ember.ones(2, 2))._values()
         tensor([[1., 1.],
                 [2., 2.]])
     """
