@@ -233,7 +233,7 @@ class SparseArray:
                 m = _k.bsr_matrix(self.crow, self.col, self.values, self.shape)
             elif self.layout is sparse_bsc:  # the transpose of the BSR matrix of A^T
                 vt = self.values.transpose(0, 2, 1)
-                m = _k.bsr_matrix(self.crow, self.col, vt, self.shape[::-1]).T
+                m = _k.bsr_matrix(self.crow, self.col, vt, self.shape[::-1], transpose=True)
             else:
                 r, c = self.rows_cols()
                 m = _k.scipy_matrix(r, c, self.values, self.shape)
