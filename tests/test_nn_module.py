@@ -644,8 +644,35 @@ def test_parameter_values_survive_diagnostics_unchanged():
     np.testing.assert_array_equal(m.d["w"].detach().numpy(), [1.5])
 
 
-@pytest.mark.parametrize("method", ["xpu", "ipu", "mtia", "compile"])
-def test_accelerators_and_compile_ember_lacks_raise_not_implemented(method):
+def test_accelerators_raise_what_their_tensor_methods_raise():
     m = nn.Linear(2, 2)
-    with pytest.raises(NotImplementedError, match="Linear"):
-        getattr(m, method)()
+    with pytest.raises(AssertionError, match="Torch not compiled with XPU enabled"):
+        m.xpu()
+    for method in ("ipu", "mtia"):
+        with pytest.raises(NotImplementedError, match="ember is CPU-only"):
+            getattr(m, method)()
+
+
+def test_compile_is_a_no_op_that_keeps_the_module():
+    m = nn.Linear(2, 2)
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    assert m.compile(mode="max-autotune") is None
+    assert type(m) is nn.Linear and list(m.state_dict()) == list(before)
+    x = ember.ones(1, 2)
+    assert ember.equal(m(x), nn.functional.linear(x, before["weight"], before["bias"]))
+
+
+def test_to_a_complex_dtype_warns_and_casts_floating_and_complex_tensors():
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    with pytest.warns(UserWarning, match="Complex modules are a new feature"):
+        m.to(ember.cfloat)
+    dtypes = {k: v.dtype for k, v in m.state_dict().items()}
+    assert dtypes["0.weight"] == dtypes["1.running_var"] == ember.complex64
+    assert dtypes["1.num_batches_tracked"] == ember.int64
+    m.double()  # NOTE: matches torch: float()/double()/half() leave complex tensors alone
+    assert m[0].weight.dtype == ember.complex64
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        m.to(ember.float64)
+    assert m[0].weight.dtype == ember.float64
+    with pytest.raises(TypeError, match="only accepts floating point or complex dtypes"):
+        m.to(ember.int32)

@@ -413,6 +413,8 @@ def test_apply_reaches_shared_tensors_once_per_owner():
     assert t.scale.dtype == ember.float64
 
 
-def test_bfloat16_is_not_supported():
-    with pytest.raises(NotImplementedError, match="bfloat16"):
-        Tree().bfloat16()
+def test_bfloat16_casts_the_floating_tensors_only():
+    t = Tree().bfloat16()
+    assert t.scale.dtype == ember.bfloat16
+    assert all(p.dtype == ember.bfloat16 for p in t.parameters())
+    assert all(b.dtype in (ember.bfloat16, ember.int64) for b in t.buffers())

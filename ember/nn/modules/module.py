@@ -818,14 +818,25 @@ class Module:
         if "copy" in kwargs or sum(isinstance(a, bool) for a in args) > 1:
             raise RuntimeError(".to() does not accept copy argument")
         device, dtype, non_blocking, _copy = _parse_to(args, dict(kwargs))
-        if dtype is not None and not dtype.is_floating_point:
-            raise TypeError(
-                "nn.Module.to only accepts floating point or complex dtypes, but "
-                f"got desired dtype={dtype}"
-            )
+        if dtype is not None:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError(
+                    "nn.Module.to only accepts floating point or complex dtypes, but "
+                    f"got desired dtype={dtype}"
+                )
+            if dtype.is_complex:
+                # NOTE: matches torch: its warning, word for word but the issue tracker
+                warnings.warn(
+                    "Complex modules are a new feature under active development whose design "
+                    "may change, and some modules might not work as expected when using "
+                    "complex tensors as parameters or buffers.",
+                    UserWarning,
+                    stacklevel=2,
+                )
 
         def convert(t):
-            return t.to(device, dtype if t.is_floating_point() else None, non_blocking)
+            cast = dtype if t.is_floating_point() or t.is_complex() else None
+            return t.to(device, cast, non_blocking)
 
         return self._apply(convert)
 
@@ -842,19 +853,20 @@ class Module:
     def cuda(self, device=None) -> Module:
         return self._apply(lambda t: t.cuda(device))
 
-    def _no_backend(self, device=None) -> Module:
-        raise NotImplementedError(
-            f"{type(self).__name__}: ember has no backend for this accelerator; build or move "
-            "the module to device='cpu' (or 'meta' for shapes only)"
-        )
+    # NOTE: matches torch: each moves every tensor, so a CPU-only build raises what the
+    # tensor method raises (xpu: torch's AssertionError; ipu, mtia: ember/_unsupported.py)
+    def xpu(self, device=None) -> Module:
+        return self._apply(lambda t: t.xpu(device))
 
-    xpu = ipu = mtia = _no_backend
+    def ipu(self, device=None) -> Module:
+        return self._apply(lambda t: t.ipu(device))
+
+    def mtia(self, device=None) -> Module:
+        return self._apply(lambda t: t.mtia(device))
 
     def compile(self, *args, **kwargs) -> None:
-        raise NotImplementedError(
-            f"{type(self).__name__}.compile: ember has no compiler (torch.compile); the module "
-            "runs eagerly as it is, so drop the call"
-        )
+        """Compile the module's forward in place: ember has no compiler, so nothing changes
+        (compilation must not change results; like ``ember.compile``, it runs eagerly)."""
 
     def type(self, dst_type) -> Module:
         """Cast every parameter and buffer to ``dst_type``."""
@@ -870,7 +882,7 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self) -> Module:
-        raise NotImplementedError("ember has no bfloat16 dtype (NumPy lacks one)")
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     # ---- calling --------------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
