@@ -1,8 +1,8 @@
 """Memory layouts (``torch.layout``): how a tensor's elements are stored.
 
-``ember.strided`` is every dense tensor's layout; the sparse layouts name the compressed
-formats of ``ember.sparse`` (COO and CSR are implemented; the others exist so that code which
-compares or prints layouts runs, and converting to them raises ``NotImplementedError``).
+``ember.strided`` is every dense tensor's layout; the sparse layouts name the formats of
+``ember.sparse`` (COO, CSR, CSC, BSR and BSC, all implemented); ``jagged`` exists so that code
+which compares or prints layouts runs.
 """
 
 from __future__ import annotations
