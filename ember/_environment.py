@@ -315,12 +315,13 @@ def compile(  # noqa: A001  (torch's name)
     isolate_recompiles: bool = False,
     shapes_spec=None,
 ):
-    """Return ``model`` (a Module or function) itself: ember has no compiler.
+    """``model`` to run as compiled: ember has no compiler, so it runs eagerly, unchanged.
 
     Compilation in torch is an optimization that must not change results, so running the
     program uncompiled gives the same answers. Usable as ``compile(fn)``, ``@compile`` and
-    ``@compile(mode=...)``. Unlike torch, a compiled Module is not wrapped, so its
-    ``state_dict`` keys have no ``_orig_mod.`` prefix.
+    ``@compile(mode=...)``. A function comes back as it is; a Module comes back wrapped in
+    an ``OptimizedModule``, as in torch, so its ``state_dict`` keys carry torch's
+    ``_orig_mod.`` prefix and ``compiled._orig_mod`` is the original.
 
     Example:
         >>> f = ember.compile(lambda x: x * 2)
@@ -330,7 +331,15 @@ def compile(  # noqa: A001  (torch's name)
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified")
     if model is None:
-        return lambda fn: fn
+        return lambda fn: compile(fn, disable=disable)
     if not callable(model):
         raise RuntimeError(f"compile(): expected a Module or a callable, got {type(model)}")
+    if disable:
+        return model
+    from ember.nn.modules.module import Module
+
+    if isinstance(model, Module):
+        from ember._dynamo.eval_frame import OptimizedModule
+
+        return OptimizedModule(model)
     return model

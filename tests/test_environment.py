@@ -360,10 +360,13 @@ def test_interop_threads_can_be_set_once():
         ember.set_num_interop_threads(2)
 
 
-def test_compile_returns_the_model_and_works_as_a_decorator():
+def test_compile_wraps_a_module_as_torch_and_works_as_a_decorator():
     m = ember.nn.Linear(2, 2)
-    assert ember.compile(m) is m
-    assert ember.compile(m, mode="max-autotune", fullgraph=True) is m
+    assert ember.compile(m, disable=True) is m
+    c = ember.compile(m, mode="max-autotune", fullgraph=True)
+    assert isinstance(c, ember._dynamo.eval_frame.OptimizedModule) and c._orig_mod is m
+    x = ember.ones(1, 2)
+    assert ember.equal(c(x), m(x))
 
     @ember.compile
     def f(x):
@@ -402,3 +405,49 @@ def test_cuda_queries_in_a_typical_script_prologue():
         ember.Generator("cuda")
     with ember.cuda.device(-1), ember.cuda.device_of(ember.ones(1)):
         pass
+
+
+def _compiled_tour(lib):
+    """What a script does with a compiled model: call, train/eval, attributes, checkpoints."""
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+    c = lib.compile(m)
+    out = [
+        repr(c).replace("torch", "ember"),
+        list(c.state_dict()),
+        [n for n, _ in c.named_parameters()],
+    ]
+    out.append([n for n, _ in c.named_modules()])
+    c.eval()
+    out += [m.training, c.training, len(c)]
+    c.train()
+    out += [m.training, c.training]
+    c.extra = 5  # set on the original
+    out += [getattr(m, "extra", None), "extra" in c.__dict__]
+    sd = {k: v.clone() for k, v in c.state_dict().items()}
+    plain = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+    try:
+        plain.load_state_dict(sd)
+    except RuntimeError as e:
+        out.append(str(e).split("\n")[1].strip())
+    plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in sd.items()})
+    out.append(type(lib.compile(mode="reduce-overhead")(m)).__name__)
+    return out
+
+
+@needs_torch
+def test_a_compiled_module_behaves_as_torchs():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _compiled_tour(ember) == _compiled_tour(torch)
+
+
+def test_a_compiled_checkpoint_round_trips(tmp_path):
+    m = ember.nn.Linear(2, 2)
+    c = ember.compile(m)
+    ember.save(c.state_dict(), tmp_path / "c.pt")
+    c2 = ember.compile(ember.nn.Linear(2, 2))
+    c2.load_state_dict(ember.load(tmp_path / "c.pt"))
+    assert ember.equal(c2._orig_mod.weight, m.weight)
