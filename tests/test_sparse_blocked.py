@@ -614,3 +614,13 @@ def test_legacy_type_conversions_and_errors():
     )
     with pytest.raises(RuntimeError):
         ember.sparse.FloatTensor(-1)
+
+
+@needs_torch
+def test_sparse_tensors_are_no_legacy_dense_type_and_mm_checks_as_torch():
+    for lib in (ember, torch):
+        s = lib.ones(2, 2).to_sparse()
+        assert not isinstance(s, lib.FloatTensor) and isinstance(lib.ones(2), lib.FloatTensor)
+        assert isinstance(s, lib.sparse.FloatTensor)
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            lib.mm(s, lib.ones(2))

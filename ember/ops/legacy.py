@@ -9,7 +9,7 @@ the CPU device) through the metaclass.
 
 from __future__ import annotations
 
-from ember import _dtype
+from ember import _dtype, _layout
 from ember.autograd.function import check_inference_write
 from ember.ops._dispatch import xp_of
 from ember.tensor import Tensor, _wrap
@@ -93,7 +93,14 @@ class _TensorType(type):
         return _new_of(cls.dtype, args, dict(kwargs), cls.__name__)
 
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
+        # NOTE: matches torch: a sparse tensor is none of the dense types
+        return (
+            isinstance(obj, Tensor)
+            and obj.dtype is cls.dtype
+            and obj.device.type == "cpu"
+            and not obj.is_sparse
+            and obj.layout is _layout.strided
+        )
 
     @property
     def is_cuda(cls) -> bool:

@@ -274,6 +274,8 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         input, mat2 = _ac.low(input, mat2)
     if mat2.layout is not _strided:  # a sparse second operand: ember.sparse's products
         return _out(mat2._rmm(input, "mm"), out)
+    if input.layout is not _strided:  # a sparse first operand: its own mm (torch's checks)
+        return _out(input.mm(mat2), out)
     if input._data.ndim != 2:
         raise RuntimeError(f"self must be a matrix, got {input._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
