@@ -19,7 +19,7 @@ import warnings
 
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
-from ember.tensor import Size, Tensor, _wrap_dim
+from ember.tensor import Tensor, _wrap, _wrap_dim
 
 
 def _as_view(out: Tensor, base: Tensor, fn=None) -> Tensor:
@@ -158,18 +158,84 @@ def reshape(input: Tensor, *shape) -> Tensor:
     return unary(_UnsafeView, input, shape)
 
 
-def view(input: Tensor, *shape) -> Tensor:
+def _view_dtype(input: Tensor, dtype) -> Tensor:
+    """``Tensor.view(dtype)``: the same bytes read as ``dtype``. With a different element size the
+    last dim (which must be contiguous) scales by the size ratio, as in torch."""
+    from ember._dtype import SCALAR_NAMES
+
+    a = input._data
+    xp = xp_of(a)
+    nd = dtype._np
+    old_size, new_size = a.dtype.itemsize, nd.itemsize
+    shape = a.shape
+    if old_size != new_size:
+        what = f"{SCALAR_NAMES[input.dtype.name]} as {SCALAR_NAMES[dtype.name]}"
+        what = f"to view {what} (different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        strides = input.stride()
+        if a.size == 0:  # NumPy's strides of an empty array are not torch's contiguous ones
+            strides, acc = [], 1
+            for n in reversed(shape):
+                strides.insert(0, acc)
+                acc *= max(n, 1)
+        if old_size > new_size:
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            shape = shape[:-1] + (shape[-1] * (old_size // new_size),)
+        else:
+            ratio = new_size // old_size
+            if shape[-1] % ratio:
+                raise RuntimeError(
+                    f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}"
+                )
+            offset = input.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}"
+                )
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(
+                        f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}"
+                    )
+            shape = shape[:-1] + (shape[-1] // ratio,)
+    if xp.device_type == "meta":
+        out = xp.empty(shape, dtype=nd)
+    elif a.size == 0:
+        out = xp.empty(shape, dtype=nd)  # nothing to share; NumPy refuses some empty views
+    else:
+        out = a.view(nd)
+    t = _wrap(out)
+    # NOTE: matches torch: the result shares memory and the version counter, but is no view for
+    # autograd (no ``_base``) and never requires grad, whatever the dtypes.
+    t._vc = input._vc
+    return t
+
+
+def view(input: Tensor, *shape, dtype=None) -> Tensor:
     """Same data with a new shape; the memory layout must allow it (else use ``reshape``).
+    ``view(dtype)`` reads the same bytes as another dtype (the last dim scales when the element
+    sizes differ).
 
     Example:
         >>> ember.zeros(4, 3).view(-1).shape
         ember.Size([12])
+        >>> ember.tensor([1.0]).view(ember.int32)
+        tensor([1065353216], dtype=ember.int32)
     """
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size, Tensor)):
-        from ember._dtype import dtype as _dt
+    from ember._dtype import dtype as _dt
 
-        if isinstance(shape[0], _dt):
-            raise NotImplementedError("Tensor.view(dtype) is not supported by ember")
+    if dtype is not None and not shape:
+        if not isinstance(dtype, _dt):
+            raise TypeError(
+                f"view(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}"
+            )
+        return _view_dtype(input, dtype)
+    if len(shape) == 1 and isinstance(shape[0], _dt):
+        return _view_dtype(input, shape[0])
     shape = _infer_shape(_size_args(shape), input._data.size)
     if not _viewable(input._data, shape):
         raise RuntimeError(
