@@ -141,7 +141,15 @@ def grad(
         (tensor(2.),)
     """
     if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) is not supported by ember")
+        return _grad_batched(
+            outputs,
+            inputs,
+            grad_outputs,
+            retain_graph,
+            create_graph,
+            allow_unused,
+            materialize_grads,
+        )
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
@@ -171,12 +179,91 @@ def grad(
                 g = _wrap(backend.namespace(t._data).zeros(t._data.shape, dtype=t._data.dtype))
             elif not allow_unused:
                 raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}, shape "
-                    f"{tuple(t._data.shape)}) appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         out.append(g)
     return tuple(out)
+
+
+def _grad_batched(
+    outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
+):
+    """``grad(..., is_grads_batched=True)``: dim 0 of every grad_output indexes a batch of
+    vector-Jacobian products, one backward pass each (torch vmaps one pass; ember's vmap loops
+    too), stacked along a new dim 0 of each input's gradient."""
+    from ember.ops.joining import stack
+
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    batched = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            # NOTE: matches torch: the implicit gradient (ones) has no batch dim, so vmap refuses
+            # it for a 0-d output
+            if out._data.ndim == 0:
+                raise ValueError(
+                    "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                    "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                    "0 <= in_dim < 0."
+                )
+            g = _make_grads((out,), (None,))[0]
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        first = g[0]  # NOTE: matches torch: an empty batch fails here with indexing's IndexError
+        if first._data.shape != out._data.shape:
+            # NOTE: matches torch: its message drops one more leading dim than the batch dim
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {_torch_size(first._data.shape[1:])} "
+                f"and output[{i}] has a shape of {_torch_size(out._data.shape)}. If you only "
+                "want some tensors in `grad_output` to be considered batched, consider using "
+                "vmap."
+            )
+        batched.append(g)
+    sizes = [g._data.shape[0] for g in batched]
+    if len(set(sizes)) > 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+            f"sizes {sizes} for the mapped dimension"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    n = sizes[0] if sizes else 0
+    per_input = [[] for _ in inputs]
+    for b in range(n):
+        res = grad(
+            outputs,
+            inputs,
+            [g[b] for g in batched],
+            retain_graph=retain_graph or b < n - 1,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+        )
+        for acc, r in zip(per_input, res):
+            acc.append(r)
+    out = []
+    for t, acc in zip(inputs, per_input):
+        if not acc or acc[0] is None:
+            # NOTE: matches torch: an unused input's materialized gradient has no batch dim
+            g = None
+            if materialize_grads:
+                g = _wrap(backend.namespace(t._data).zeros(t._data.shape, dtype=t._data.dtype))
+            out.append(g)
+        else:
+            out.append(stack(acc))
+    return tuple(out)
+
+
+def _torch_size(shape) -> str:
+    return f"torch.Size({list(shape)})"
 
 
 def _key(t):
