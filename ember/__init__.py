@@ -151,7 +151,7 @@ globals().update(_linalg_lstsq_top)  # torch.lstsq/matrix_rank: removed stubs
 from ember import random as _random  # noqa: E402
 
 globals().update({_n: getattr(_random, _n) for _n in _random.TOP_LEVEL})
-from ember import linalg, return_types, special, utils  # noqa: F401,E402
+from ember import linalg, return_types, utils  # noqa: F401,E402
 from ember._tensor_str import set_printoptions  # noqa: F401,E402
 from ember.ops.conversion import clone  # noqa: F401,E402
 
@@ -212,7 +212,6 @@ from ember._layout import (  # noqa: F401,E402
     strided,
 )
 from ember import sparse  # noqa: F401,E402
-from ember import masked  # noqa: F401,E402
 from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
 from ember.sparse._tensor import sparse_csc_tensor  # noqa: F401,E402
 from ember.sparse._methods import hspmm, smm, spmm  # noqa: F401,E402
@@ -243,11 +242,18 @@ globals().update({_n: getattr(_storage_mod, _n) for _n in _storage_mod.TOP_LEVEL
 from ember.utils.summary import summary  # noqa: F401,E402
 from ember._environment import *  # noqa: F401,F403,E402
 from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402
-from ember import accelerator, cpu, jit, mps, testing, version, xpu  # noqa: F401,E402
-from ember import fft  # noqa: F401,E402  (torch.fft)
-from ember import signal  # noqa: F401,E402  (torch.signal)
-from ember import quasirandom  # noqa: F401,E402  (torch.quasirandom)
-from ember.signal import windows  # noqa: F401,E402  (torch.windows is torch.signal.windows)
+
+# Namespaces that define no ``ember.`` name and attach nothing to Tensor load on first use
+# (``ember.fft``, ``import ember.fft`` and ``from ember import fft`` all work), so
+# ``import ember`` does not pay for them (torch.windows is torch.signal.windows).
+_LAZY = {
+    n: f"ember.{n}"
+    for n in (
+        "accelerator cpu jit mps testing version xpu fft signal quasirandom special masked "
+        "compiler distributed hub multiprocessing profiler"
+    ).split()
+}
+_LAZY["windows"] = "ember.signal.windows"
 from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the windows)
     bartlett_window,
     blackman_window,
@@ -262,14 +268,16 @@ from ember._control_flow import *  # noqa: F401,F403,E402  (sym_*, cond, while_l
 from ember._runtime import *  # noqa: F401,F403,E402  (device exceptions, Event, Stream, queries)
 from ember.random.generator import thread_safe_generator  # noqa: F401,E402
 from ember.func import vmap  # noqa: F401,E402
-from ember import compiler  # noqa: F401,E402
-from ember import distributed, hub, multiprocessing, profiler  # noqa: F401,E402
 
 # Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
 # raise NotImplementedError with the reason; module misses go through __getattr__ below.
 from ember import _unsupported  # noqa: E402
 
 _unsupported.attach_tensor_stubs(Tensor)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def __getattr__(name: str):
@@ -284,6 +292,12 @@ def __getattr__(name: str):
         )
         globals()["__all__"] = names
         return names
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(_LAZY[name])
+        globals()[name] = module
+        return module
     if name == "Storage":
         # NOTE: matches torch: the legacy storage class of the default dtype (torch rebinds it in
         # set_default_dtype)

@@ -10,7 +10,6 @@ a shell (``sys``, ``os``, ``posix``, ``nt``) stay refused even when marked.
 from __future__ import annotations
 
 import _compat_pickle
-import pickletools
 from collections.abc import Callable
 
 BLOCKED_MODULES = ("sys", "os", "posix", "nt")
@@ -187,6 +186,8 @@ def globals_in_pickle(data: bytes) -> list[str]:
     found: dict[str, None] = {}
     recent: list = []
     try:
+        import pickletools  # only when a file is scanned: import ember stays lean
+
         for op, arg, _ in pickletools.genops(data):
             if op.name == "GLOBAL":
                 module, name = arg.split(" ", 1)
