@@ -17,7 +17,9 @@ listed in the same file under "not API", each with its reason, so no name is ski
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+import pathlib
 import pkgutil
 import types
 import warnings
@@ -26,6 +28,8 @@ import pytest
 
 import ember
 from ember import _unsupported as U
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 try:
     import torch
@@ -47,11 +51,6 @@ PAIRS = [
     ("torch.sparse", "ember.sparse"),
     ("torch.nn.functional", "ember.nn.functional"),
 ]
-
-# Implementable torch names nobody has built yet (not deliberately unsupported, so not in
-# ember/_unsupported.py). Issue 12 is done when this is empty: the census fails on a missing name
-# that is not here, and on a name here that has landed (remove it then).
-NOT_YET: dict[str, set[str]] = {}
 
 # Top-level submodules of torch that a script reaches only by importing them.
 LAZY_SUBMODULE_ENTRIES = {"contrib", "nativert", "numa", "onnx"}
@@ -92,11 +91,7 @@ def test_every_torch_name_is_implemented_or_listed(torch_ns, ember_ns):
     assert len(theirs) > {"torch.Tensor": 500, "torch": 900}.get(torch_ns, 10)  # census works
     ours = _resolve(ember_ns)
     listed = set(U.UNSUPPORTED.get(torch_ns, {}))
-    unaccounted = sorted(
-        n
-        for n in theirs
-        if n not in listed and n not in NOT_YET.get(torch_ns, ()) and not implemented(ours, n)
-    )
+    unaccounted = sorted(n for n in theirs if n not in listed and not implemented(ours, n))
     assert not unaccounted, (
         f"{torch_ns} names that ember neither implements nor lists in ember/_unsupported.py "
         f"(implement them, or list each with its reason): {unaccounted}"
@@ -113,16 +108,10 @@ def test_no_stale_entries(torch_ns, ember_ns):
     assert not not_torchs, f"listed as unsupported but torch has no such name: {not_torchs}"
     landed = sorted(n for n in listed if implemented(ours, n))
     assert not landed, f"implemented now, remove from ember/_unsupported.py: {landed}"
-    not_yet = NOT_YET.get(torch_ns, set())
-    assert not (not_yet & listed), "a name is both unsupported and not-yet"
-    assert not_yet <= theirs, f"NOT_YET names torch lacks: {sorted(not_yet - theirs)}"
-    done = sorted(n for n in not_yet if implemented(ours, n))
-    assert not done, f"implemented now, remove from NOT_YET: {done}"
 
 
 def test_the_table_names_only_known_namespaces():
     assert set(U.UNSUPPORTED) <= {p[0] for p in PAIRS}
-    assert set(NOT_YET) <= {p[0] for p in PAIRS}
     assert LAZY_SUBMODULE_ENTRIES <= set(U.UNSUPPORTED["torch"])
 
 
@@ -277,3 +266,15 @@ def test_all_lists_torch_names_only(ember_ns):
 def test_dir_shows_torchs_names(ember_ns):
     module = importlib.import_module(ember_ns)
     assert dir(module) == sorted(module.__all__)
+
+
+@needs_torch
+def test_the_readme_table_has_the_current_counts():
+    spec = importlib.util.spec_from_file_location("_counts", ROOT / "tools" / "coverage_counts.py")
+    counts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = counts.table(counts.counts())
+    readme = (ROOT / "README.md").read_text()
+    assert want in readme, f"README's compatibility table is stale; paste:\n{want}"
