@@ -674,3 +674,44 @@ def test_vae_step_matches_torch():
     z = q.rsample()
     z.sum().backward()
     assert math.isfinite(float(z.sum()))
+
+
+@needs_torch
+def test_poisson_matches_torch():
+    rate = RNG.uniform(0.0, 5.0, (4, 3))
+    rate[0, 0] = 0.0  # a zero count at rate 0 is certain: log_prob 0, not nan
+    value = RNG.poisson(2.0, (2, 4, 3)).astype(float)
+    value[:, 0, 0] = 0.0
+    ed, eps = _make(ED, ember, "Poisson", {"rate": rate}, requires_grad=True)
+    td, tps = _make(TD, torch, "Poisson", {"rate": rate}, requires_grad=True)
+    el, tl = ed.log_prob(ember.tensor(value)), td.log_prob(torch.tensor(value))
+    _close(el, tl, what="log_prob")
+    for attr in ("mean", "variance", "stddev", "mode"):
+        _close(getattr(ed, attr), getattr(td, attr), what=attr)
+    assert repr(ed) == repr(td).replace("torch.Size", "ember.Size")
+    assert tuple(ed.expand((2, 4, 3)).batch_shape) == (2, 4, 3)
+    assert tuple(ED.Poisson(3.0).batch_shape) == ()
+    # gradient of log_prob at positive rates (torch's is nan at the zero rate, as is ours)
+    eg = ember.autograd.grad(el[:, 1:].sum(), eps["rate"])[0]
+    tg = torch.autograd.grad(tl[:, 1:].sum(), tps["rate"])[0]
+    _close(eg, tg, what="grad rate")
+    # kl: closed form against Poisson, infinite against Bernoulli; gradients of the closed form
+    q = RNG.uniform(0.5, 3.0, (4, 3))
+    ek = ED.kl_divergence(ED.Poisson(eps["rate"]), ED.Poisson(ember.tensor(q)))
+    tk = TD.kl_divergence(TD.Poisson(tps["rate"]), TD.Poisson(torch.tensor(q)))
+    _close(ek, tk, what="kl")
+    b = RNG.uniform(0.1, 0.9, (4, 3))
+    _close(
+        ED.kl_divergence(ED.Poisson(eps["rate"]), ED.Bernoulli(ember.tensor(b))),
+        TD.kl_divergence(TD.Poisson(tps["rate"]), TD.Bernoulli(torch.tensor(b))),
+    )
+    # samples: nonnegative integers with the rate as mean
+    ember.manual_seed(0)
+    s = ED.Poisson(ember.tensor([0.5, 4.0])).sample((4000,))
+    assert tuple(s.shape) == (4000, 2) and not s.requires_grad
+    assert (s.numpy() == np.round(s.numpy())).all() and (s.numpy() >= 0).all()
+    np.testing.assert_allclose(s.numpy().mean(0), [0.5, 4.0], rtol=0.08)
+    with pytest.raises(ValueError, match="constraint GreaterThanEq"):
+        ED.Poisson(ember.tensor([-1.0]))
+    with pytest.raises(ValueError, match="within the support"):
+        ED.Poisson(ember.tensor([1.0])).log_prob(ember.tensor([0.5]))

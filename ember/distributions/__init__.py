@@ -30,6 +30,7 @@ from ember.distributions.laplace import Laplace
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.poisson import Poisson
 from ember.distributions.uniform import Uniform
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Poisson",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -23,6 +23,7 @@ from ember.distributions.laplace import Laplace
 from ember.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.poisson import Poisson
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import _sum_rightmost
 from ember.distributions.utils import euler_constant as _euler_gamma
@@ -183,6 +184,11 @@ def _kl_exponential_exponential(p, q):
     return -rate_ratio.log() + rate_ratio - 1
 
 
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p, q):
     # the Bregman divergence of the log-normalizer between the natural parameters
@@ -269,6 +275,12 @@ def _kl_independent_independent(p, q):
 
 
 # ---- across families -----------------------------------------------------------------------------
+@register_kl(Poisson, Bernoulli)
+def _kl_poisson_infinity(p, q):
+    # a Poisson puts mass on counts above 1, where a Bernoulli has none
+    return _infinite_like(p.rate)
+
+
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return (
