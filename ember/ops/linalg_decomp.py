@@ -21,6 +21,7 @@ from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
 from ember.ops._selection import _return_type
 from ember.ops.diagonal import diag_embed
+from ember.ops.linalg_solve import _eye_like
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _out_tuple, _tname
 from ember.tensor import Tensor, _wrap
@@ -100,15 +101,6 @@ def _convergence_error(xp, kind: str, a, op: str):
 
 def _complex(t: Tensor) -> bool:
     return t._data.dtype.kind == "c"
-
-
-def _conj(t: Tensor) -> Tensor:
-    return t.conj() if _complex(t) else t
-
-
-def _eye_like(t: Tensor, n: int) -> Tensor:
-    xp = xp_of(t._data)
-    return _wrap(xp.eye(n, dtype=t._data.dtype))
 
 
 # ---- svd ----------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ import math
 
 from ember import _autocast as _ac
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
-from ember.ops.linalg_solve import _conj, _eye_like, _float, _square, inv, solve
+from ember.ops._dispatch import cj, xp_of
+from ember.ops.linalg_solve import _eye_like, _float, _square, inv, solve
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _tname
 from ember.tensor import Tensor
@@ -202,7 +202,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
             f"{_tname(x._data.dtype)} and y of type {_tname(y._data.dtype)} instead"
         )
     _float(x, "linalg.vecdot")
-    return _out((_conj(x) * y).sum(dim), out)
+    return _out((cj(x) * y).sum(dim), out)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

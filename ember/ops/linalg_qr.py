@@ -12,14 +12,13 @@ from __future__ import annotations
 from ember import _autocast as _ac
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops.diagonal import diag_embed
 from ember.ops.joining import cat
 from ember.ops.linalg_decomp import (
     _RETURN_TYPES,
     _at_least_2d,
     _complex,
-    _conj,
     _float_input,
 )
 from ember.ops.pointwise import _out
@@ -248,7 +247,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
         Q = _wrap(xp.eye(m, n, dtype=A._data.dtype)).expand(*A.shape)
         for i in range(k - 1, -1, -1):
             v = V[..., :, i : i + 1]
-            Q = Q - (tau[..., i, None, None] * v) @ (_conj(v).mT @ Q)
+            Q = Q - (tau[..., i, None, None] * v) @ (cj(v).mT @ Q)
         return _out(Q, out)
     return _out(_Householder.apply(A, tau), out)
 
@@ -334,16 +333,16 @@ def ormqr(
     _float_input(input, op, "ormqr_cpu", refuse_int=False)
     if _gm.state.enabled and (input._requires_grad or tau._requires_grad or other._requires_grad):
         V = _reflectors(input, k)
-        t = _conj(tau) if transpose else tau
+        t = cj(tau) if transpose else tau
         C = other
         order = range(k) if left == transpose else range(k - 1, -1, -1)
         for i in order:
             v = V[..., :, i : i + 1]
             ti = t[..., i, None, None]
             if left:
-                C = C - (ti * v) @ (_conj(v).mT @ C)
+                C = C - (ti * v) @ (cj(v).mT @ C)
             else:
-                C = C - (C @ v) @ (ti * _conj(v).mT)
+                C = C - (C @ v) @ (ti * cj(v).mT)
         return _out(C, out)
     return _out(_Ormqr.apply(input, tau, other, bool(left), bool(transpose)), out)
 

@@ -20,7 +20,7 @@ import math
 from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import xp_of
+from ember.ops._dispatch import cj, xp_of
 from ember.ops._selection import _return_type, _rt
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _tname
@@ -268,11 +268,7 @@ class Det(Function):
 
 def _det_backward_regular(a: Tensor, d: Tensor, g: Tensor) -> Tensor:
     # d det(A) = det(A) tr(A^-1 dA): dA = g conj(det) A^-H
-    return (g * _conj(d))[..., None, None] * inv(a).mH
-
-
-def _conj(t: Tensor) -> Tensor:
-    return t.conj() if t._data.dtype.kind == "c" else t
+    return (g * cj(d))[..., None, None] * inv(a).mH
 
 
 def _det_backward_singular(a: Tensor, g: Tensor) -> Tensor:
@@ -287,7 +283,7 @@ def _det_backward_singular(a: Tensor, g: Tensor) -> Tensor:
     ones = S[..., :1] * 0 + 1
     left = cat([ones, S[..., :-1]], -1).cumprod(-1)
     right = cat([ones, S.flip(-1)[..., :-1]], -1).cumprod(-1).flip(-1)
-    phase = _conj(det(U) * det(Vh)) * g
+    phase = cj(det(U) * det(Vh)) * g
     return (U * (left * right).unsqueeze(-2)) @ Vh * phase[..., None, None]
 
 
