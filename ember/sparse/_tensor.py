@@ -141,33 +141,17 @@ def sparse_csr_tensor(
                 [4.]])
     """
     _check_layout_kw("sparse_csr_tensor", layout, sparse_csr)
-    crow = _index_array(crow_indices, "crow_indices")
-    col = _index_array(col_indices, "col_indices")
-    v = _values_tensor(values, dtype)
-    if crow.ndim != 1 or col.ndim != 1 or v._data.ndim != 1:
-        raise NotImplementedError(
-            "ember's CSR tensors are 2-D without batch or dense dims: crow_indices, "
-            f"col_indices and values must be 1-D, got {crow.ndim}, {col.ndim} and "
-            f"{v._data.ndim} dims"
-        )
-    if col.shape[0] != v._data.shape[0]:
-        raise RuntimeError(
-            f"col_indices and values must have the same number of elements, but got "
-            f"{col.shape[0]} and {v._data.shape[0]}"
-        )
-    if size is None:
-        ncols = int(col.max()) + 1 if col.shape[0] else 0
-        shape = (crow.shape[0] - 1, ncols)
-    else:
-        shape = tuple(int(s) for s in size)
-        if len(shape) != 2:
-            raise RuntimeError(f"size of a CSR tensor must have 2 dims, got {list(shape)}")
-    if check_invariants is not False:
-        msg = _k.check_csr(crow, col, v._data.shape[0], shape)
-        if msg is not None:
-            raise RuntimeError(msg)
-    pattern = SparseArray(sparse_csr, shape, v._data, crow=crow, col=col)
-    return _finish(F.make(v, pattern), dtype, device, requires_grad)
+    return _compressed_2d(
+        sparse_csr,
+        crow_indices,
+        col_indices,
+        values,
+        size,
+        dtype,
+        device,
+        requires_grad,
+        check_invariants,
+    )
 
 
 def sparse_csc_tensor(
@@ -193,37 +177,62 @@ def sparse_csc_tensor(
                 [3., 0., 0.]])
     """
     _check_layout_kw("sparse_csc_tensor", layout, sparse_csc)
-    ccol = _index_array(ccol_indices, "ccol_indices")
-    row = _index_array(row_indices, "row_indices")
+    return _compressed_2d(
+        sparse_csc,
+        ccol_indices,
+        row_indices,
+        values,
+        size,
+        dtype,
+        device,
+        requires_grad,
+        check_invariants,
+    )
+
+
+# the names of the index arrays by layout: (compressed, plain, format)
+_COMPRESSED_NAMES = {sparse_csr: ("crow", "col", "CSR"), sparse_csc: ("ccol", "row", "CSC")}
+
+
+def _compressed_2d(
+    layout, compressed, plain, values, size, dtype, device, requires_grad, check_invariants
+) -> Tensor:
+    """A CSR or CSC tensor; CSC is the CSR pattern of the transpose (same arrays, and the same
+    checks with CSC's names in the messages)."""
+    cname, pname, fmt = _COMPRESSED_NAMES[layout]
+    c = _index_array(compressed, f"{cname}_indices")
+    p = _index_array(plain, f"{pname}_indices")
     v = _values_tensor(values, dtype)
-    if ccol.ndim != 1 or row.ndim != 1 or v._data.ndim != 1:
+    if c.ndim != 1 or p.ndim != 1 or v._data.ndim != 1:
         raise NotImplementedError(
-            "ember's CSC tensors are 2-D without batch or dense dims: ccol_indices, "
-            f"row_indices and values must be 1-D, got {ccol.ndim}, {row.ndim} and "
+            f"ember's {fmt} tensors are 2-D without batch or dense dims: {cname}_indices, "
+            f"{pname}_indices and values must be 1-D, got {c.ndim}, {p.ndim} and "
             f"{v._data.ndim} dims"
         )
-    if row.shape[0] != v._data.shape[0]:
+    if p.shape[0] != v._data.shape[0]:
         raise RuntimeError(
-            f"row_indices and values must have the same number of elements, but got "
-            f"{row.shape[0]} and {v._data.shape[0]}"
+            f"{pname}_indices and values must have the same number of elements, but got "
+            f"{p.shape[0]} and {v._data.shape[0]}"
         )
     if size is None:
-        nrows = int(row.max()) + 1 if row.shape[0] else 0
-        shape = (nrows, ccol.shape[0] - 1)
+        other = int(p.max()) + 1 if p.shape[0] else 0
+        shape = (c.shape[0] - 1, other) if layout is sparse_csr else (other, c.shape[0] - 1)
     else:
         shape = tuple(int(s) for s in size)
         if len(shape) != 2:
-            raise RuntimeError(f"size of a CSC tensor must have 2 dims, got {list(shape)}")
+            raise RuntimeError(f"size of a {fmt} tensor must have 2 dims, got {list(shape)}")
     if check_invariants is not False:
-        # a CSC matrix is the CSR matrix of its transpose: the same checks, CSC's names
-        msg = _k.check_csr(ccol, row, v._data.shape[0], (shape[1], shape[0]))
+        rows_cols = shape if layout is sparse_csr else (shape[1], shape[0])
+        msg = _k.check_csr(c, p, v._data.shape[0], rows_cols)
         if msg is not None:
-            for a, b in (("crow_", "\0c"), ("col_", "\0r"), ("ncols", "\0n"), ("nrows", "ncols")):
-                msg = msg.replace(a, b)
-            for a, b in (("\0c", "ccol_"), ("\0r", "row_"), ("\0n", "nrows")):
-                msg = msg.replace(a, b)
+            if layout is sparse_csc:
+                for a, b in (("crow_", "\0c"), ("col_", "\0r"), ("ncols", "\0n")):
+                    msg = msg.replace(a, b)
+                msg = msg.replace("nrows", "ncols")
+                for a, b in (("\0c", "ccol_"), ("\0r", "row_"), ("\0n", "nrows")):
+                    msg = msg.replace(a, b)
             raise RuntimeError(msg)
-    pattern = SparseArray(sparse_csc, shape, v._data, crow=ccol, col=row)
+    pattern = SparseArray(layout, shape, v._data, crow=c, col=p)
     return _finish(F.make(v, pattern), dtype, device, requires_grad)
 
 
