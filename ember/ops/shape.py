@@ -174,7 +174,8 @@ def _view_dtype(input: Tensor, dtype) -> Tensor:
         if a.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 {what}")
         strides = input.stride()
-        if a.size == 0:  # NumPy's strides of an empty array are not torch's contiguous ones
+        if a.size == 0 and not any(strides):
+            # a new empty NumPy array has all strides 0 where torch's are contiguous ones
             strides, acc = [], 1
             for n in reversed(shape):
                 strides.insert(0, acc)
@@ -204,10 +205,11 @@ def _view_dtype(input: Tensor, dtype) -> Tensor:
             shape = shape[:-1] + (shape[-1] // ratio,)
     if xp.device_type == "meta":
         out = xp.empty(shape, dtype=nd)
-    elif a.size == 0:
-        out = xp.empty(shape, dtype=nd)  # nothing to share; NumPy refuses some empty views
     else:
-        out = a.view(nd)
+        try:
+            out = a.view(nd)
+        except ValueError:  # an empty array NumPy will not reinterpret: nothing to share
+            out = xp.empty(shape, dtype=nd)
     t = _wrap(out)
     # NOTE: matches torch: the result shares memory and the version counter, but is no view for
     # autograd (no ``_base``) and never requires grad, whatever the dtypes.
@@ -441,6 +443,7 @@ def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
             f"{name} is only supported on matrices or batches of matrices. Got {n}-D tensor."
         )
     return transpose(self, -2, -1)
+
 
 
 def _conj_c(r: Tensor) -> Tensor:

@@ -53,15 +53,93 @@ def lr_value(lr: Any) -> Any:
     return lr._data.reshape(()) if isinstance(lr, Tensor) else lr
 
 
-def reject_unsupported(owner: str, **flags: Any) -> None:
-    """Raise for the implementation flags ember does not have (CUDA graphs, autograd through the
-    step, fused kernels), naming the ones that were set."""
-    on = [name for name, value in flags.items() if value]
-    if on:
-        raise NotImplementedError(
-            f"{owner}: {', '.join(f'{name}=True' for name in on)} is not supported by ember; "
-            f"leave {' and '.join(flags)} at their defaults."
+def check_fused(optimizer: Any, fused: Any, foreach: Any, differentiable: Any) -> None:
+    """torch's constructor checks of ``fused=True`` (run after ``Optimizer.__init__``): it
+    excludes ``differentiable`` and ``foreach``. ember runs one implementation for every flag,
+    so a fused step gives the single-tensor step's numbers (torch's fused CPU kernels differ
+    from those in the last bits only)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        # NOTE: matches torch: a fused optimizer takes GradScaler's scale in its step.
+        optimizer._step_supports_amp_scaling = True
+
+
+_FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+# torch's wording of the capturable assertion, where it differs from "params and state_steps"
+_CAPTURABLE_WHAT = {
+    "NAdam": "params, mu_products and state_steps",
+    "ASGD": "params, mus, etas, and state_steps",
+}
+
+
+def _fused_dtype_check(p: Tensor) -> None:
+    if not p.is_floating_point():
+        raise RuntimeError(
+            "`fused=True` requires all the params to be floating point Tensors of supported "
+            f"devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}"
         )
+
+
+def check_step_flags(optimizer: Any, group: dict[str, Any]) -> None:
+    """torch's step-time refusals of the implementation flags for CPU parameters, run before a
+    group's update: ``fused`` needs floating-point parameters (and, in SGD and Adagrad, dense
+    gradients), ``capturable`` asserts that the parameters are on an accelerator (after the
+    state is created, as torch), and ``differentiable`` runs the step with grad mode on, which
+    refuses the in-place update of a leaf that requires grad."""
+    if group.get("fused"):
+        once = getattr(optimizer, "_need_device_dtype_check_for_fused", None)
+        for p in group["params"]:
+            g = p._grad
+            if g is None:
+                continue
+            if once is None:  # Adam, AdamW: each parameter when its state is created
+                if not optimizer.state.get(p):
+                    _fused_dtype_check(p)
+                continue
+            if once:  # SGD, Adagrad: the first parameter with a gradient, once
+                _fused_dtype_check(p)
+                optimizer._need_device_dtype_check_for_fused = once = False
+            if g.layout is not _strided or p.is_complex():
+                if type(optimizer).__name__ == "SGD":
+                    if g.layout is not _strided:
+                        raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+                else:
+                    raise RuntimeError("`fused` does not support sparse grad or complex param")
+    if group.get("capturable"):
+        with_grad = [p for p in group["params"] if p._grad is not None]
+        if with_grad:
+            init = getattr(optimizer, "_init_state", None)
+            for p in with_grad:
+                st = optimizer.state[p]
+                if not st and init is not None:
+                    init(st, p, group)
+            name = type(optimizer).__name__
+            devices = _CAPTURABLE_DEVICES[:-1] if name == "Adadelta" else _CAPTURABLE_DEVICES
+            what = _CAPTURABLE_WHAT.get(name, "params and state_steps")
+            raise AssertionError(
+                f"If capturable=True, {what} must be on supported devices: {devices}."
+            )
+    if optimizer.defaults.get("differentiable"):
+        for p in group["params"]:
+            g = p._grad
+            if g is None:
+                continue
+            if p.requires_grad:
+                # NOTE: matches torch: its step runs with grad mode on under differentiable=True,
+                # so the in-place update of a leaf parameter that requires grad is refused
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
+            if g.requires_grad:
+                raise NotImplementedError(
+                    f"{type(optimizer).__name__}(differentiable=True): ember cannot record the "
+                    "update for autograd (the gradient requires grad); compute the update with "
+                    "tensor ops instead, or detach the gradients."
+                )
 
 
 def params_to_step(

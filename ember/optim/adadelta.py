@@ -14,7 +14,6 @@ from ember.optim._common import (
     effective_grad,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -94,7 +93,6 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         check_args(eps=eps, weight_decay=weight_decay)
-        reject_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,

@@ -11,10 +11,10 @@ from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     blocks,
     check_args,
+    check_fused,
     effective_grad,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -111,7 +111,6 @@ class Adagrad(Optimizer):
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
         )
-        reject_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,
@@ -125,13 +124,17 @@ class Adagrad(Optimizer):
             fused=fused,
         )
         super().__init__(params, defaults)
+        check_fused(self, fused, foreach, differentiable)
+        if fused:
+            self._need_device_dtype_check_for_fused = True
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(self.state[p], p, group)
 
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         # Also run by the step for a parameter of a group added after construction.
-        st["step"] = scalar_state(0.0)
+        # NOTE: matches torch: fused=True keeps it in float32 whatever the default dtype.
+        st["step"] = ember.zeros((), dtype=ember.float32) if group["fused"] else scalar_state(0.0)
         # NOTE: matches torch: the accumulator starts from the optimizer's default
         # initial_accumulator_value, even for a group that gives its own.
         st["sum"] = ember.full_like(p, self.defaults["initial_accumulator_value"])

@@ -10,9 +10,9 @@ import ember
 from ember.ops._dispatch import xp_of
 from ember.optim._common import (
     check_args,
+    check_fused,
     effective_grad,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -89,9 +89,6 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ):
         check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        reject_unsupported(
-            type(self).__name__, capturable=capturable, differentiable=differentiable, fused=fused
-        )
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,
@@ -107,6 +104,7 @@ class Adam(Optimizer):
             decoupled_weight_decay=decoupled_weight_decay,
         )
         super().__init__(params, defaults)
+        check_fused(self, fused, foreach, differentiable)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -126,7 +124,8 @@ class Adam(Optimizer):
     def _init_state(self, st: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         # NOTE: matches torch: the step count is a 0-d float32 tensor (float64 when that is the
         # default dtype).
-        st["step"] = scalar_state(0.0)
+        # NOTE: matches torch: fused=True keeps it in float32 whatever the default dtype.
+        st["step"] = ember.zeros((), dtype=ember.float32) if group["fused"] else scalar_state(0.0)
         st["exp_avg"] = ember.zeros_like(p)
         st["exp_avg_sq"] = ember.zeros_like(p)
         if group["amsgrad"]:

@@ -14,7 +14,6 @@ from ember.optim._common import (
     effective_grad,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -57,6 +56,33 @@ def asgd_update(
     mu[...] = xp.asarray(1 / max(1, step - t0), dtype=scalar_rounding)
 
 
+def asgd_update_foreach(
+    p, g, ax, eta, mu, step, lr, lambd, alpha, t0, weight_decay, maximize, scalar_rounding
+):
+    """``asgd_update`` in the order of torch's ``foreach=True`` path, whose numbers differ: the
+    new step size is computed in the scalar state's dtype (float32 by default) from the step
+    count tensor, and the update is ``p <- p - eta * (g + wd * p + lambd * p)``."""
+    xp = xp_of(p)
+    if maximize:
+        g = xp.negative(g)
+    inter = xp.add(g, weight_decay * p) if weight_decay != 0 else g
+    inter = xp.add(inter, lambd * p)
+    xp.subtract(p, inter * eta.astype(p.dtype), out=p)
+    xp.add(ax, (p - ax) * mu.astype(p.dtype), out=ax)
+    # NOTE: matches torch: each operation rounds to the state's dtype; the power is taken in
+    # double precision (squares and cubes as products), and lr / x is reciprocal(x) * lr.
+    dt = eta.dtype
+    t = xp.asarray(step, dtype=dt) * dt.type(lambd * lr) + dt.type(1)
+    if alpha == 2:
+        t = t * t
+    elif alpha == 3:
+        t = t * t * t
+    else:
+        t = xp.asarray(xp.power(t.astype(xp.float64), alpha), dtype=dt)
+    eta[...] = xp.reciprocal(t) * dt.type(lr)
+    mu[...] = xp.asarray(1 / max(1, step - t0), dtype=scalar_rounding)
+
+
 class ASGD(Optimizer):
     """ASGD (``torch.optim.ASGD``): SGD with a decaying step size that also keeps, in the state
     buffer ``ax``, the running average of the iterates after step ``t0``.
@@ -94,7 +120,6 @@ class ASGD(Optimizer):
         capturable: bool = False,
     ):
         check_args(lr=lr, weight_decay=weight_decay)
-        reject_unsupported("ASGD", differentiable=differentiable, capturable=capturable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,
@@ -127,8 +152,9 @@ class ASGD(Optimizer):
         lr, lambd, alpha, t0 = lr_value(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         rounding = ember.get_default_dtype()._np
+        update = asgd_update_foreach if group["foreach"] else asgd_update
         for p, st, step in params_to_step(self, group):
-            asgd_update(
+            update(
                 p._data,
                 p._grad._data,
                 st["ax"]._data,

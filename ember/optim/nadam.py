@@ -14,7 +14,6 @@ from ember.optim._common import (
     lerp_,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -122,7 +121,6 @@ class NAdam(Optimizer):
         check_args(
             lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay
         )
-        reject_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,

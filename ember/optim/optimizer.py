@@ -26,6 +26,7 @@ from copy import deepcopy
 from typing import Any
 
 import ember
+from ember.optim._common import check_step_flags
 from ember.tensor import Tensor
 from ember.utils.hooks import RemovableHandle
 
@@ -312,6 +313,7 @@ class Optimizer:
                 loss = closure()
         with ember.no_grad():
             for group in self.param_groups:
+                check_step_flags(self, group)
                 self._step_group(group)
         return loss
 
@@ -476,11 +478,20 @@ class Optimizer:
             for group, saved in zip(groups, saved_groups)
             for i, p in zip(saved["params"], group["params"])
         }
+        # NOTE: matches torch: under fused or capturable the loaded step becomes float32
+        step32 = {
+            i
+            for saved in saved_groups
+            if saved.get("fused") or saved.get("capturable")
+            for i in saved["params"]
+        }
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for i, buffers in state_dict["state"].items():
             if i in by_index:
                 p = by_index[i]
                 state[p] = _cast(p, buffers)
+                if i in step32 and isinstance(state[p].get("step"), Tensor):
+                    state[p]["step"] = state[p]["step"].to(ember.float32)
             else:
                 # NOTE: matches torch: state of no parameter is kept as it is.
                 state[i] = buffers

@@ -14,7 +14,6 @@ from ember.optim._common import (
     lerp_,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -105,7 +104,6 @@ class RAdam(Optimizer):
         differentiable: bool = False,
     ):
         check_args(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        reject_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,

@@ -14,7 +14,6 @@ from ember.optim._common import (
     lerp_,
     lr_value,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -104,7 +103,6 @@ class RMSprop(Optimizer):
         differentiable: bool = False,
     ):
         check_args(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
-        reject_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,

@@ -11,7 +11,6 @@ from ember.optim._common import (
     blocks,
     check_lr,
     params_to_step,
-    reject_unsupported,
     restore_groups,
     scalar_state,
 )
@@ -85,7 +84,6 @@ class Rprop(Optimizer):
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        reject_unsupported("Rprop", capturable=capturable, differentiable=differentiable)
         # NOTE: matches torch: the implementation flags stay in every group (same state dicts).
         defaults = dict(
             lr=lr,

@@ -9,7 +9,7 @@ from ember._layout import sparse_coo
 from ember._layout import strided as _strided
 from ember.backend import _sparse as _k
 from ember.ops._dispatch import xp_of
-from ember.optim._common import effective_grad, reject_unsupported, restore_groups
+from ember.optim._common import check_fused, effective_grad, restore_groups
 from ember.optim.optimizer import Optimizer
 from ember.sparse._array import SparseArray
 from ember.sparse._functions import new_sparse
@@ -135,7 +135,6 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        reject_unsupported("SGD", differentiable=differentiable, fused=fused)
         # NOTE: matches torch: foreach/differentiable/fused are kept in every group so state
         # dicts carry the same keys both ways.
         defaults = dict(
@@ -150,6 +149,9 @@ class SGD(Optimizer):
             fused=fused,
         )
         super().__init__(params, defaults)
+        if fused:
+            self._need_device_dtype_check_for_fused = True
+        check_fused(self, fused, foreach, differentiable)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
