@@ -87,6 +87,15 @@ def test_gcn_sparse_adjacency_adam():
     lt, _ = nt["train"](mt, ot, t(features), adj_t, t(labels), t(idx))
     close(le, lt, "loss, row-normalized")
     close_grads(me, mt)
+    # pygcn's preprocessing: scipy.sparse, then indices and values through torch.from_numpy
+    edges = np.ascontiguousarray(edge_index.T)
+    adj_e, adj_t = ne["load_adjacency"](edges, 10), nt["load_adjacency"](edges, 10)
+    assert not adj_e.is_coalesced() and adj_e.dtype == ember.float64
+    close(adj_e.to_dense(), adj_t.to_dense(), "pygcn adjacency")
+    le, _ = ne["train"](me, oe, e(features), adj_e, e(labels), e(idx))
+    lt, _ = nt["train"](mt, ot, t(features), adj_t, t(labels), t(idx))
+    close(le, lt, "loss, pygcn adjacency")
+    close_grads(me, mt)
     close_state(me, mt)
 
 
@@ -160,6 +169,7 @@ def test_script_preamble(restore_globals, capsys):
     assert ember.are_deterministic_algorithms_enabled()
     assert ember.get_num_threads() == 1
     assert next(me.parameters()).device == ember.device("cpu")
+    assert ne["dtype"] == "float32" and not ne["scaler"].is_enabled()
     X = rng.standard_normal((20, 8, 8))
     y = rng.integers(0, 10, 20)
     le = ne["train"](ne["make_loader"](e(X), e(y)), me, ne["loss_fn"], ne["make_optimizer"](me))
@@ -188,8 +198,8 @@ def test_bfloat16_checkpoint_generation(tmp_path):
     idx = rng.integers(0, 48, (3, 10))
     lo_e, lo_t = ne["bf16_logits"](me, e(idx)), nt["bf16_logits"](mt, t(idx))
     assert lo_e.dtype == ember.bfloat16
-    # a bfloat16 ulp is 2^-8 relative; two blocks of rounding leave a few ulps between kernels
-    close(lo_e.float(), lo_t.float(), "bfloat16 logits", rtol=0.02, atol=0.02)
+    # two bfloat16 ulps (2^-8 relative each): room for a BLAS that sums in another order
+    close(lo_e.float(), lo_t.float(), "bfloat16 logits", rtol=8e-3, atol=4e-3)
     ge, gt = me.generate(e(idx[:, :4]), 6), mt.generate(t(idx[:, :4]), 6)
     np.testing.assert_array_equal(ge.numpy(), gt.numpy())
 
@@ -216,7 +226,7 @@ def test_autocast_bfloat16_training():
         )
         assert lo_e.dtype == ember.bfloat16 and le.dtype == ember.float32
         close(le, lt, f"autocast loss, step {step}", rtol=5e-3, atol=0)
-        close(lo_e.float(), lo_t.float(), "autocast logits", rtol=0.02, atol=0.02)
+        close(lo_e.float(), lo_t.float(), "autocast logits", rtol=8e-3, atol=4e-3)
         for k, gt in grads[torch].items():
             ge, gt = grads[ember][k].numpy(), gt.numpy()
             assert ge.dtype == np.float32, k
@@ -244,6 +254,10 @@ def test_stft_audio_classifier():
     se.sum().backward()
     st.sum().backward()
     close(we.grad, wt.grad, "d log-mel / d waveform", rtol=1e-7, atol=1e-9)
+    # stft -> istft with a Hann window at 1/4 hop reconstructs the signal
+    back = me.resynthesize(e(wav))
+    close(back, mt.resynthesize(t(wav)), "istft(stft(x))", rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(back.numpy(), wav, atol=1e-12)
 
 
 # ---- 6. linear algebra ---------------------------------------------------------------------------

@@ -11,6 +11,8 @@ with ``import torch``; tests/test_tensorlib_programs.py runs it once against PyT
 GCN = """
 import math
 
+import numpy as np
+import scipy.sparse as sp
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -85,6 +87,35 @@ def normalize_dense(adj):
     r_inv[torch.isinf(r_inv)] = 0.
     r_mat_inv = torch.diag(r_inv)
     return (r_mat_inv @ adj).to_sparse()
+
+
+def normalize(mx):
+    \"\"\"Row-normalize sparse matrix\"\"\"
+    rowsum = np.array(mx.sum(1))
+    r_inv = np.power(rowsum, -1).flatten()
+    r_inv[np.isinf(r_inv)] = 0.
+    r_mat_inv = sp.diags(r_inv)
+    mx = r_mat_inv.dot(mx)
+    return mx
+
+
+def sparse_mx_to_torch_sparse_tensor(sparse_mx):
+    \"\"\"Convert a scipy sparse matrix to a torch sparse tensor.\"\"\"
+    sparse_mx = sparse_mx.tocoo().astype(np.float64)
+    indices = torch.from_numpy(
+        np.vstack((sparse_mx.row, sparse_mx.col)).astype(np.int64))
+    values = torch.from_numpy(sparse_mx.data)
+    shape = torch.Size(sparse_mx.shape)
+    return torch.sparse_coo_tensor(indices, values, shape)
+
+
+def load_adjacency(edges, n):
+    adj = sp.coo_matrix((np.ones(edges.shape[0]), (edges[:, 0], edges[:, 1])),
+                        shape=(n, n), dtype=np.float32)
+    # build symmetric adjacency matrix
+    adj = adj + adj.T.multiply(adj.T > adj) - adj.multiply(adj.T > adj)
+    adj = normalize(adj + sp.eye(adj.shape[0]))
+    return sparse_mx_to_torch_sparse_tensor(adj)
 
 
 def make_model():
@@ -288,11 +319,17 @@ def train_step(model, optimizer, x, y):
 
 # ---- 3. a script's first lines: device, backends, seeds, threads (PyTorch quickstart) --------------
 PREAMBLE = """
+from contextlib import nullcontext
+
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+device_type = 'cuda' if 'cuda' in str(device) else 'cpu'
+dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float32'
+ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]
+ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
 torch.backends.cudnn.benchmark = True
 torch.backends.cudnn.deterministic = False
 torch.backends.cuda.matmul.allow_tf32 = True
@@ -304,6 +341,8 @@ torch.use_deterministic_algorithms(True)
 if torch.backends.mps.is_available():
     device = torch.device("mps")
 torch.set_num_threads(1)
+torch.autograd.set_detect_anomaly(False)
+torch.cuda.empty_cache()
 print(f"Using {device} device, {torch.get_num_threads()} thread(s), {torch.cuda.device_count()} GPUs")
 
 
@@ -336,6 +375,10 @@ def make_optimizer(model):
     return torch.optim.SGD(model.parameters(), lr=1e-1, momentum=0.9)
 
 
+# initialize a GradScaler. If enabled=False scaler is a no-op
+scaler = torch.amp.GradScaler(enabled=(dtype == 'float16'))
+
+
 def train(dataloader, model, loss_fn, optimizer):
     model.train()
     losses = []
@@ -343,13 +386,17 @@ def train(dataloader, model, loss_fn, optimizer):
         X, y = X.to(device, non_blocking=True), y.to(device, non_blocking=True)
 
         # Compute prediction error
-        pred = model(X)
-        loss = loss_fn(pred, y)
+        with ctx:
+            pred = model(X)
+            loss = loss_fn(pred, y)
 
         # Backpropagation
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
         losses.append(loss.item())
     return losses
 
@@ -599,6 +646,10 @@ class AudioClassifier(nn.Module):
         power = spec.abs().pow(2.0)                                # (batch, freq, time)
         mel = torch.matmul(power.transpose(1, 2), self.mel_fb).transpose(1, 2)  # (batch, mel, time)
         return torch.log(mel + 1e-6)
+
+    def resynthesize(self, wav):
+        spec = torch.stft(wav, self.n_fft, self.hop_length, window=self.window, return_complex=True)
+        return torch.istft(spec, self.n_fft, self.hop_length, window=self.window, length=wav.shape[-1])
 
     def forward(self, wav):
         x = self.spectrogram(wav).unsqueeze(1)
