@@ -240,10 +240,40 @@ class TypedStorage(metaclass=_LegacyStorageMeta):
         return False
 
     def type(self, dtype=None, non_blocking=False):
-        """The legacy class name (``'torch.FloatStorage'``)."""
+        """The legacy class name (``'torch.FloatStorage'``); with ``dtype`` (a legacy storage
+        class or its dotted name), a copy of the bytes as a storage of that class.
+
+        Example:
+            >>> ember.tensor([1, -2], dtype=ember.int8).storage().type("torch.ByteStorage")
+             1
+             254
+            [ember.storage.TypedStorage(dtype=ember.uint8, device=cpu) of size 2]
+        """
         if dtype is None:
             return f"torch.{_dtype.SCALAR_NAMES[self.dtype.name]}Storage"
-        raise NotImplementedError("TypedStorage.type(dtype) conversion is not supported by ember")
+        if isinstance(dtype, str):
+            dtype = _import_dotted_name(dtype)
+        if not hasattr(dtype, "is_sparse"):
+            what = "ember.dtype" if isinstance(dtype, _dtype.dtype) else type(dtype).__name__
+            raise AttributeError(f"'{what}' object has no attribute 'is_sparse'")
+        target = dtype.__dict__.get("_legacy_dtype") if isinstance(dtype, type) else None
+        if target is None:
+            raise TypeError(
+                "copy_(): argument 'other' (position 1) must be Tensor, not "
+                "ember.storage.UntypedStorage"
+            )
+        # NOTE: matches torch 2.13: the new storage gets one element per *byte* of this one and
+        # the bytes are copied in, so only an empty storage or a one-byte target dtype fits.
+        n = self.nbytes()
+        if n * target.itemsize != n:
+            raise RuntimeError(
+                f"size does not match, self was {n * target.itemsize} bytes but src was {n} bytes"
+            )
+        raw = self._untyped._data()
+        copy = None if raw is None else raw[:n].copy()
+        return TypedStorage(wrap_storage=UntypedStorage._over(copy, n, self.device), dtype=target)
+
+    is_sparse = False
 
     def _data(self):
         raw = self._untyped._data()
@@ -291,6 +321,17 @@ class TypedStorage(metaclass=_LegacyStorageMeta):
             f"{head}[ember.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of "
             f"size {len(self)}]"
         )
+
+
+def _import_dotted_name(name: str):
+    """The object a dotted name names (``'torch.IntStorage'`` is ``ember.IntStorage``)."""
+    import importlib
+
+    first, *rest = name.split(".")
+    obj = importlib.import_module("ember" if first == "torch" else first)
+    for part in rest:
+        obj = getattr(obj, part)
+    return obj
 
 
 def _legacy(name: str, dt) -> type:
