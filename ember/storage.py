@@ -411,11 +411,9 @@ def _storage(self) -> TypedStorage:
 
 
 def _storage_type(self) -> type:
-    """The legacy storage class of this tensor's dtype (``ember.FloatStorage``...)."""
-    cls = _LEGACY.get(self.dtype.name)
-    if cls is None:
-        raise NotImplementedError(f"ember has no legacy storage class for {self.dtype}")
-    return cls
+    """The legacy storage class of this tensor's dtype (``ember.FloatStorage``...), or None for
+    a dtype that has none (float8, uint16...), as torch."""
+    return _LEGACY.get(self.dtype.name)
 
 
 def _storage_array(source, dtype_np):

@@ -607,3 +607,13 @@ def test_typed_storage_type_with_classes():
         lambda: _storage(torch, [1.0], "float32").type(torch.int32),
         lambda: _storage(ember, [1.0], "float32").type(ember.int32),
     )
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "uint16", "bfloat16", "complex64", "int8"])
+def test_storage_type_of_every_dtype(dtype):
+    """``Tensor.storage_type()``: the legacy class, or None where torch has none (float8...)."""
+    t = torch.zeros(2, dtype=getattr(torch, dtype)).storage_type()
+    e = ember.zeros(2, dtype=getattr(ember, dtype)).storage_type()
+    assert (e is None) == (t is None)
+    if t is not None:
+        assert e.__name__ == t.__name__
