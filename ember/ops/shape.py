@@ -17,6 +17,8 @@ import math
 import operator
 import warnings
 
+from ember._dtype import SCALAR_NAMES
+from ember._dtype import dtype as _dt
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
 from ember.tensor import Tensor, _wrap, _wrap_dim
@@ -161,8 +163,6 @@ def reshape(input: Tensor, *shape) -> Tensor:
 def _view_dtype(input: Tensor, dtype) -> Tensor:
     """``Tensor.view(dtype)``: the same bytes read as ``dtype``. With a different element size the
     last dim (which must be contiguous) scales by the size ratio, as in torch."""
-    from ember._dtype import SCALAR_NAMES
-
     a = input._data
     xp = xp_of(a)
     nd = dtype._np
@@ -228,8 +228,6 @@ def view(input: Tensor, *shape, dtype=None) -> Tensor:
         >>> ember.tensor([1.0]).view(ember.int32)
         tensor([1065353216], dtype=ember.int32)
     """
-    from ember._dtype import dtype as _dt
-
     if dtype is not None and not shape:
         if not isinstance(dtype, _dt):
             raise TypeError(
