@@ -517,6 +517,13 @@ def test_differentiable_without_grad_requiring_tensors_steps():
         e.grad = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
         with pytest.raises(NotImplementedError, match="differentiable=True"):
             eo.step()
+    # non-leaf parameters (the meta-learning case torch differentiates through): refused clearly
+    w = ember.ones(3, requires_grad=True)
+    p = w * 2
+    eo = ember.optim.SGD([p], lr=0.1, differentiable=True)
+    p.grad = ember.ones(3)
+    with pytest.raises(NotImplementedError, match="non-leaf parameter"):
+        eo.step()
 
 
 def test_sparse_grad_with_fused():

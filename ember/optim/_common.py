@@ -128,17 +128,17 @@ def check_step_flags(optimizer: Any, group: dict[str, Any]) -> None:
             g = p._grad
             if g is None:
                 continue
-            if p.requires_grad:
+            if p.requires_grad and p.is_leaf:
                 # NOTE: matches torch: its step runs with grad mode on under differentiable=True,
                 # so the in-place update of a leaf parameter that requires grad is refused
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an in-place operation."
                 )
-            if g.requires_grad:
+            if p.requires_grad or g.requires_grad:
                 raise NotImplementedError(
                     f"{type(optimizer).__name__}(differentiable=True): ember cannot record the "
-                    "update for autograd (the gradient requires grad); compute the update with "
-                    "tensor ops instead, or detach the gradients."
+                    "update for autograd (a non-leaf parameter, or a gradient that requires "
+                    "grad); compute the update with tensor ops instead, or detach the gradients."
                 )
 
 
