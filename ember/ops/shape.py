@@ -443,7 +443,6 @@ def _mT(self: Tensor, name: str = "tensor.mT") -> Tensor:
     return transpose(self, -2, -1)
 
 
-
 def _conj_c(r: Tensor) -> Tensor:
     return r.conj() if r._data.dtype.kind == "c" else r
 
