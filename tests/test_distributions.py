@@ -715,3 +715,36 @@ def test_poisson_matches_torch():
         ED.Poisson(ember.tensor([-1.0]))
     with pytest.raises(ValueError, match="within the support"):
         ED.Poisson(ember.tensor([1.0])).log_prob(ember.tensor([0.5]))
+
+
+@needs_torch
+@pytest.mark.parametrize("param", ["probs", "logits"])
+def test_negative_binomial_matches_torch(param):
+    total = RNG.uniform(0.2, 6.0, (4, 3))
+    total[0, 0] = 0.0  # zero failures: a zero count is certain
+    p = RNG.uniform(0.05, 0.95, (4, 3)) if param == "probs" else RNG.normal(size=(4, 3))
+    value = RNG.poisson(3.0, (2, 4, 3)).astype(float)
+    value[:, 0, 0] = 0.0
+    ed, eps = _make(ED, ember, "NegativeBinomial", {"total_count": total, param: p}, True)
+    td, tps = _make(TD, torch, "NegativeBinomial", {"total_count": total, param: p}, True)
+    el, tl = ed.log_prob(ember.tensor(value)), td.log_prob(torch.tensor(value))
+    _close(el, tl, what="log_prob")
+    for attr in ("mean", "variance", "stddev", "mode", "probs", "logits"):
+        _close(getattr(ed, attr), getattr(td, attr), what=attr)
+    assert repr(ed) == repr(td).replace("torch.Size", "ember.Size")
+    assert tuple(ed.expand((2, 4, 3)).batch_shape) == (2, 4, 3)
+    # gradients away from total_count 0 (where lgamma's derivative is infinite in both)
+    eg = ember.autograd.grad(el[:, 1:].sum(), list(eps.values()))
+    tg = torch.autograd.grad(tl[:, 1:].sum(), list(tps.values()))
+    for k, a, b in zip(eps, eg, tg):
+        _close(a, b, **_grad_tol("Gamma"), what=f"grad {k}")
+    # samples: the Gamma-Poisson mixture has mean total_count * p / (1 - p)
+    ember.manual_seed(0)
+    s = ED.NegativeBinomial(ember.tensor([3.0, 5.0]), probs=ember.tensor([0.25, 0.6]))
+    draws = s.sample((4000,))
+    assert tuple(draws.shape) == (4000, 2) and (draws.numpy() == np.round(draws.numpy())).all()
+    np.testing.assert_allclose(draws.numpy().mean(0), [1.0, 7.5], rtol=0.08)
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        ED.NegativeBinomial(ember.tensor([1.0]))
+    with pytest.raises(ValueError, match="constraint HalfOpenInterval"):
+        ED.NegativeBinomial(ember.tensor([1.0]), probs=ember.tensor([1.0]))

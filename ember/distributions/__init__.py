@@ -28,6 +28,7 @@ from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
 from ember.distributions.laplace import Laplace
 from ember.distributions.multivariate_normal import MultivariateNormal
+from ember.distributions.negative_binomial import NegativeBinomial
 from ember.distributions.normal import Normal
 from ember.distributions.one_hot_categorical import OneHotCategorical
 from ember.distributions.poisson import Poisson
@@ -45,6 +46,7 @@ __all__ = [
     "Independent",
     "Laplace",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
     "Poisson",
