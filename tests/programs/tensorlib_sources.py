@@ -1038,7 +1038,7 @@ COUNTS = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.distributions import Beta, Poisson, kl_divergence
+from torch.distributions import Beta, NegativeBinomial, Poisson, kl_divergence
 
 
 def log_nb_positive(x, mu, theta, eps=1e-8):
@@ -1092,6 +1092,8 @@ def make_model():
 def loss_fn(model, x, counts, events, frac):
     mu, theta, rate, a, b = model(x)
     nb = -log_nb_positive(counts, mu, theta).sum(-1).mean()
+    nb_dist = NegativeBinomial(total_count=theta, logits=(mu + 1e-8).log() - (theta + 1e-8).log())
+    nb_builtin = -nb_dist.log_prob(counts).sum(-1).mean()
     pois = -Poisson(rate).log_prob(events).mean()
     pois_builtin = F.poisson_nll_loss(torch.log(rate), events, log_input=True, full=True)
     beta = -Beta(a, b).log_prob(frac).mean()
@@ -1099,7 +1101,7 @@ def loss_fn(model, x, counts, events, frac):
     kl = kl_divergence(Beta(a, b), Beta(torch.ones_like(a), torch.ones_like(b))).mean()
     ent = beta_entropy(a, b).mean() - Beta(a, b).entropy().mean()
     loss = nb + pois + beta + 0.1 * kl
-    return loss, (nb, pois, pois_builtin, beta, beta_manual, kl, ent)
+    return loss, (nb, nb_builtin, pois, pois_builtin, beta, beta_manual, kl, ent)
 
 
 def make_optimizer(model):
