@@ -46,6 +46,13 @@ def check_args(**values: Any) -> None:
             raise ValueError(f"Invalid {_LABELS.get(name, name)} value: {value}")
 
 
+def rv(a: Any) -> Any:
+    """A complex parameter's (or state's) raw array as real numbers: torch updates complex
+    parameters through ``view_as_real``, so every element-wise rule treats the real and
+    imaginary parts as two independent parameters (``|g|^2`` per part, not ``g * g``)."""
+    return a.view(a.real.dtype) if a.dtype.kind == "c" else a
+
+
 def lr_value(lr: Any) -> Any:
     """The learning rate to compute with: a number as given, a Tensor lr as its raw 0-d array."""
     # NOTE: matches torch: a Tensor lr stays a 0-d tensor in the scalar arithmetic of the step

@@ -15,6 +15,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -122,10 +123,10 @@ class Adadelta(Optimizer):
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, _ in params_to_step(self, group):
             adadelta_update(
-                p._data,
-                p._grad._data,
-                st["square_avg"]._data,
-                st["acc_delta"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["square_avg"]._data),
+                rv(st["acc_delta"]._data),
                 lr,
                 rho,
                 eps,

@@ -16,6 +16,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -151,9 +152,9 @@ class Adagrad(Optimizer):
                 _sparse_update(p, st["sum"]._data, step, lr, lr_decay, eps, weight_decay, maximize)
                 continue
             adagrad_update(
-                p._data,
-                p._grad._data,
-                st["sum"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["sum"]._data),
                 step,
                 lr,
                 lr_decay,

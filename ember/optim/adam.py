@@ -14,6 +14,7 @@ from ember.optim._common import (
     effective_grad,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -136,12 +137,12 @@ class Adam(Optimizer):
         weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = group.get("decoupled_weight_decay", False)
         for p, st, step in params_to_step(self, group):
-            vmax = st["max_exp_avg_sq"]._data if amsgrad else None
+            vmax = rv(st["max_exp_avg_sq"]._data) if amsgrad else None
             adam_update(
-                p._data,
-                p._grad._data,
-                st["exp_avg"]._data,
-                st["exp_avg_sq"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["exp_avg"]._data),
+                rv(st["exp_avg_sq"]._data),
                 vmax,
                 step,
                 lr,

@@ -15,6 +15,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -110,10 +111,10 @@ class Adamax(Optimizer):
         weight_decay, maximize = group["weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
             adamax_update(
-                p._data,
-                p._grad._data,
-                st["exp_avg"]._data,
-                st["exp_inf"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["exp_avg"]._data),
+                rv(st["exp_inf"]._data),
                 step,
                 lr,
                 beta1,

@@ -15,6 +15,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -155,9 +156,9 @@ class ASGD(Optimizer):
         update = asgd_update_foreach if group["foreach"] else asgd_update
         for p, st, step in params_to_step(self, group):
             update(
-                p._data,
-                p._grad._data,
-                st["ax"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["ax"]._data),
                 st["eta"]._data,
                 st["mu"]._data,
                 step,

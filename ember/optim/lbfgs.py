@@ -17,6 +17,7 @@ from typing import Any
 
 import ember
 from ember.ops._dispatch import xp_of
+from ember.optim._common import rv
 from ember.optim.optimizer import Optimizer
 from ember.tensor import Tensor, _wrap
 
@@ -254,7 +255,8 @@ class LBFGS(Optimizer):
 
     def _numel(self) -> int:
         if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
+            # NOTE: matches torch: a complex parameter counts as its real and imaginary parts
+            self._numel_cache = sum(rv(p._data).size for p in self._params)
         return self._numel_cache
 
     def _gather_flat_grad(self):
@@ -263,9 +265,9 @@ class LBFGS(Optimizer):
         for p in self._params:
             g = p._grad
             if g is None:
-                parts.append(self._xp.zeros(p._data.size, dtype=p._data.dtype))
+                parts.append(self._xp.zeros(rv(p._data).size, dtype=rv(p._data).dtype))
             else:
-                parts.append(g._data.reshape(-1))
+                parts.append(rv(g._data).reshape(-1))
         return self._xp.concatenate(parts)
 
     def _add_grad(self, step_size, update) -> None:
@@ -273,7 +275,7 @@ class LBFGS(Optimizer):
         offset = 0
         scratch = None
         for p in self._params:
-            data = p._data
+            data = rv(p._data)  # complex parameters move as real pairs, as their gradients
             n = data.size
             seg = update[offset : offset + n]
             if data.flags.c_contiguous:

@@ -15,6 +15,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -142,10 +143,10 @@ class RAdam(Optimizer):
         decoupled, maximize = group["decoupled_weight_decay"], group["maximize"]
         for p, st, step in params_to_step(self, group):
             radam_update(
-                p._data,
-                p._grad._data,
-                st["exp_avg"]._data,
-                st["exp_avg_sq"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["exp_avg"]._data),
+                rv(st["exp_avg_sq"]._data),
                 step,
                 lr,
                 beta1,

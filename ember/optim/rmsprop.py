@@ -15,6 +15,7 @@ from ember.optim._common import (
     lr_value,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -148,11 +149,11 @@ class RMSprop(Optimizer):
             # NOTE: matches torch: the buffers in use follow the group's current options (a
             # buffer missing because momentum/centered was switched on later is a KeyError).
             rmsprop_update(
-                p._data,
-                p._grad._data,
-                st["square_avg"]._data,
-                st["grad_avg"]._data if centered else None,
-                st["momentum_buffer"]._data if momentum > 0 else None,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["square_avg"]._data),
+                rv(st["grad_avg"]._data) if centered else None,
+                rv(st["momentum_buffer"]._data) if momentum > 0 else None,
                 lr,
                 alpha,
                 eps,

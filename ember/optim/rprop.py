@@ -12,6 +12,7 @@ from ember.optim._common import (
     check_lr,
     params_to_step,
     restore_groups,
+    rv,
     scalar_state,
 )
 from ember.optim.optimizer import Optimizer
@@ -106,17 +107,19 @@ class Rprop(Optimizer):
         st["step"] = scalar_state(0.0)
         st["prev"] = ember.zeros_like(p)
         # NOTE: matches torch: step sizes start at the group's lr of the first step.
-        st["step_size"] = ember.full_like(p, float(group["lr"]))
+        lr = float(group["lr"])
+        # NOTE: matches torch: a complex parameter's imaginary parts start at lr too
+        st["step_size"] = ember.full_like(p, complex(lr, lr) if p.is_complex() else lr)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         (etaminus, etaplus), (step_size_min, step_size_max) = group["etas"], group["step_sizes"]
         maximize = group["maximize"]
         for p, st, _ in params_to_step(self, group):
             rprop_update(
-                p._data,
-                p._grad._data,
-                st["prev"]._data,
-                st["step_size"]._data,
+                rv(p._data),
+                rv(p._grad._data),
+                rv(st["prev"]._data),
+                rv(st["step_size"]._data),
                 etaminus,
                 etaplus,
                 step_size_min,
