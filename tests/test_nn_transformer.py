@@ -327,3 +327,61 @@ def test_errors_match_torch(case):
         run(ember)
     assert type(ee.value) is type(te.value)
     assert str(ee.value) == str(te.value)
+
+
+@needs_torch
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
+def test_encoder_inference_zeroes_padded_positions_as_torchs_nested_path():
+    """torch runs an eval-mode, no-grad, right-padded batch_first encoder as nested tensors and
+    pads the result back with zeros (before ``norm``); every other call takes the regular path."""
+    rng = np.random.default_rng(5)
+
+    def build(lib, batch_first=True, norm_first=False, nhead=H, mask_check=True):
+        layer = lib.nn.TransformerEncoderLayer(
+            D, nhead, FF, 0.0, batch_first=batch_first, norm_first=norm_first, dtype=lib.float64
+        )
+        with warnings.catch_warnings():  # torch's note when the layer rules the path out
+            warnings.simplefilter("ignore")
+            norm = lib.nn.LayerNorm(D, dtype=lib.float64)
+            return lib.nn.TransformerEncoder(layer, 2, norm, mask_check=mask_check)
+
+    for kw in ({}, {"batch_first": False}, {"norm_first": True}, {"nhead": 1}):
+        assert build(ember, **kw).use_nested_tensor == build(torch, **kw).use_nested_tensor, kw
+    assert build(ember).use_nested_tensor is True
+
+    e, t = build(ember), build(torch)
+    _load(e, t)
+    with torch.no_grad():
+        t.norm.bias.uniform_()  # the padded rows come out as norm(0) = bias
+    e.norm.bias.data.copy_(ember.tensor(t.norm.bias.detach().numpy()))
+    x = rng.standard_normal((3, 6, D))
+    right = np.zeros((3, 6), bool)
+    right[0, 4:], right[2, 1:] = True, True
+    left = right[:, ::-1].copy()
+    causal = np.triu(np.full((6, 6), -np.inf), 1)
+
+    def both(train, grad, pad, mask=None, pad_dtype=None):
+        outs = []
+        for lib, m in ((ember, e), (torch, t)):
+            m.train(train)
+            p = lib.tensor(pad)
+            if pad_dtype == "float":
+                p = lib.zeros(pad.shape, dtype=lib.float64).masked_fill(p, -math.inf)
+            with lib.set_grad_enabled(grad):
+                outs.append(m(lib.tensor(x), None if mask is None else lib.tensor(mask), p))
+        _close(*outs, f"train={train} grad={grad}")
+        return _np(outs[0])
+
+    bias = _np(e.norm.bias)
+    out = both(False, False, right)
+    np.testing.assert_array_equal(out[right], np.broadcast_to(bias, out[right].shape))
+    out = both(False, False, right, pad_dtype="float")
+    np.testing.assert_array_equal(out[right], np.broadcast_to(bias, out[right].shape))
+    # the regular path: training, grad through the weights, left padding, an attention mask
+    for out in (
+        both(True, False, right),
+        both(False, True, right),
+        both(False, False, left),
+        both(False, False, right, causal, pad_dtype="float"),
+    ):
+        assert not np.allclose(out[0, 5], bias)

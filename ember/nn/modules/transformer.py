@@ -4,8 +4,9 @@
 The layers are compositions of ``MultiheadAttention``, ``Linear``, ``LayerNorm`` and
 ``Dropout`` with PyTorch's attribute names (``self_attn``, ``linear1``, ``norm1``,
 ``dropout1``...), so a PyTorch ``state_dict`` loads as is. PyTorch's inference fast paths
-(nested tensors, fused encoder kernels) compute the same numbers as its regular path; ember has
-the regular path only.
+(nested tensors, fused encoder kernels) compute the same numbers as its regular path, except
+that the nested path returns zeros at padded positions; ember has the regular path only and
+zeroes those positions where PyTorch would take the nested path.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from ember import backends as _backends
+from ember._autocast import is_autocast_enabled as _is_autocast_enabled
+from ember.autograd import grad_mode as _gm
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.functional import attention as _fa
@@ -210,8 +214,10 @@ class TransformerEncoder(Module):
 
     ``forward(src, mask=None, src_key_padding_mask=None, is_causal=None)``; with
     ``is_causal=None`` a ``mask`` equal to the causal mask is detected and passed on as the
-    causal hint. ``enable_nested_tensor`` and ``mask_check`` are accepted for PyTorch's
-    signature; they steer PyTorch's nested-tensor inference path, which ember does not have.
+    causal hint. ``enable_nested_tensor`` and ``mask_check`` steer PyTorch's nested-tensor
+    inference path (eval mode, no grad, ``batch_first``, right-padded ``src_key_padding_mask``):
+    ember computes such a call on the regular path and, as PyTorch, returns zeros at the padded
+    positions (then ``norm``).
 
     Example:
         >>> layer = ember.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32)
@@ -236,8 +242,8 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        # NOTE: differs from torch: no nested-tensor path, so no warning about why it is off
-        self.use_nested_tensor = False
+        # NOTE: differs from torch: no warning when the layer rules the nested path out
+        self.use_nested_tensor = enable_nested_tensor and _nested_path_allowed(encoder_layer)
         self.mask_check = mask_check
 
     def forward(
@@ -258,6 +264,7 @@ class TransformerEncoder(Module):
         first = self.layers[0]
         seq_len = _get_seq_len(src, first.self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        zero_padded = self._takes_nested_path(src, mask, src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(
@@ -266,9 +273,52 @@ class TransformerEncoder(Module):
                 is_causal=is_causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
+        if zero_padded:
+            # NOTE: matches torch: its nested-tensor inference path drops the padded positions
+            # and pads the result back with zeros (before ``norm``); the valid positions are the
+            # regular path's, since padded keys are masked out of every attention row anyway.
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _takes_nested_path(self, src: Tensor, mask, src_key_padding_mask) -> bool:
+        """Whether torch's ``TransformerEncoder.forward`` would run this call as nested tensors."""
+        first = self.layers[0]
+        if not (
+            _backends.mha.get_fastpath_enabled()
+            and getattr(self, "use_nested_tensor", False)
+            and not first.training
+            and src.dim() == 3
+            and src_key_padding_mask is not None
+            and mask is None
+            and not _is_autocast_enabled()  # NOTE: matches torch: the no-argument (CUDA) query
+        ):
+            return False
+        valid = src_key_padding_mask == 0
+        if getattr(self, "mask_check", True) and bool((valid[:, 1:] & ~valid[:, :-1]).any()):
+            return False  # padding not all at the end of each sequence: the regular path
+        attn = first.self_attn
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight)
+        args += (attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight)
+        args += (first.norm2.bias, first.linear1.weight, first.linear1.bias)
+        args += (first.linear2.weight, first.linear2.bias)
+        return not (_gm.is_grad_enabled() and any(a.requires_grad for a in args))
+
+
+def _nested_path_allowed(layer) -> bool:
+    """torch's conditions on the encoder layer for its nested-tensor inference path."""
+    attn = getattr(layer, "self_attn", None)
+    return (
+        isinstance(layer, TransformerEncoderLayer)
+        and not layer.norm_first
+        and attn.batch_first
+        and attn._qkv_same_embed_dim
+        and attn.in_proj_bias is not None
+        and layer.activation_relu_or_gelu
+        and layer.norm1.eps == layer.norm2.eps
+        and attn.num_heads % 2 == 0
+    )
 
 
 class TransformerDecoder(Module):
