@@ -292,6 +292,7 @@ class TransformerEncoder(Module):
             and src.dim() == 3
             and src_key_padding_mask is not None
             and mask is None
+            and src.device.type == "cpu"  # torch's path is for real devices, not meta
             and not _is_autocast_enabled()  # NOTE: matches torch: the no-argument (CUDA) query
         ):
             return False
