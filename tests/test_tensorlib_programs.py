@@ -26,6 +26,7 @@ pytestmark = [
     pytest.mark.skipif(torch is None, reason="torch is the reference (pip install torch)"),
     # torch's note, once per process, that it does not check sparse invariants by default
     pytest.mark.filterwarnings("ignore:Sparse invariant checks are implicitly disabled"),
+    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage"),
 ]
 
 rng = np.random.default_rng(12)
@@ -268,6 +269,22 @@ def test_autocast_bfloat16_training():
             scale = np.abs(gt).max()
             np.testing.assert_allclose(ge, gt, rtol=0, atol=0.03 * scale, err_msg=k)
     assert me.lm_head.weight.dtype == ember.float32
+
+
+def test_padded_transformer_classifier_inference():
+    ne, nt, (me, mt) = pair(src.TRANSFORMER_CLASSIFIER)
+    tokens = rng.integers(1, 40, (4, 9))
+    tokens[0, 6:], tokens[2, 3:] = 0, 0  # right-padded with pad_idx 0
+    labels = rng.integers(0, 3, 4)
+    steps(ne, nt, me, mt, 2, "train_step", tokens, labels)
+    # eval + inference_mode: torch runs the encoder as nested tensors, whose padded positions
+    # come back as zeros and so weigh in the (naive) mean pooling
+    close(ne["predict"](me, e(tokens)), nt["predict"](mt, t(tokens)), "logits, probs, labels")
+    # in bfloat16, as a served model
+    me.to(ember.bfloat16)
+    mt.to(torch.bfloat16)
+    lo_e, lo_t = ne["predict"](me, e(tokens))[0], nt["predict"](mt, t(tokens))[0]
+    close(lo_e.float(), lo_t.float(), "bfloat16 logits", rtol=8e-3, atol=8e-3)
 
 
 # ---- 5. STFT audio classifier --------------------------------------------------------------------

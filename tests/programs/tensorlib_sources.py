@@ -1187,3 +1187,74 @@ def tfidf_attention(text, offsets, vocab_size):
     weights = torch.sparse.softmax(counts, dim=1)
     return doc_len, total, weights
 """
+
+# ---- 4b. a padded-batch text classifier on nn.TransformerEncoder (inference takes torch's nested path)
+TRANSFORMER_CLASSIFIER = """
+import math
+
+import torch
+from torch import nn
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, dropout=0.1, max_len=64):
+        super().__init__()
+        self.dropout = nn.Dropout(p=dropout)
+        position = torch.arange(max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+        pe = torch.zeros(1, max_len, d_model)
+        pe[0, :, 0::2] = torch.sin(position * div_term)
+        pe[0, :, 1::2] = torch.cos(position * div_term)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        x = x + self.pe[:, :x.size(1)]
+        return self.dropout(x)
+
+
+class TransformerClassifier(nn.Module):
+    def __init__(self, vocab_size=40, d_model=32, nhead=4, num_layers=2, num_classes=3, pad_idx=0):
+        super().__init__()
+        self.pad_idx = pad_idx
+        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=pad_idx)
+        self.pos_encoder = PositionalEncoding(d_model)
+        encoder_layer = nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward=64, dropout=0.1, batch_first=True)
+        self.encoder = nn.TransformerEncoder(encoder_layer, num_layers=num_layers)
+        self.classifier = nn.Linear(d_model, num_classes)
+        self.d_model = d_model
+
+    def forward(self, tokens):
+        padding_mask = tokens == self.pad_idx
+        x = self.embedding(tokens) * math.sqrt(self.d_model)
+        x = self.pos_encoder(x)
+        x = self.encoder(x, src_key_padding_mask=padding_mask)
+        x = x.mean(dim=1)
+        return self.classifier(x)
+
+
+def make_model():
+    return TransformerClassifier()
+
+
+def make_optimizer(model):
+    return torch.optim.Adam(model.parameters(), lr=1e-3)
+
+
+criterion = nn.CrossEntropyLoss()
+
+
+def train_step(model, optimizer, tokens, labels):
+    model.train()
+    optimizer.zero_grad()
+    loss = criterion(model(tokens), labels)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+@torch.inference_mode()
+def predict(model, tokens):
+    model.eval()
+    logits = model(tokens)
+    return logits, logits.softmax(-1), logits.argmax(-1)
+"""
