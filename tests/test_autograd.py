@@ -635,3 +635,32 @@ def test_forward_sees_needs_input_grad_as_torch():
         return seen
 
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda L, x: x.unbind(0)[0].add_(1),
+        lambda L, x: x.split(1)[1].mul_(2),
+        lambda L, x: x.chunk(3)[2].zero_(),
+        lambda L, x: x.split([1, 2])[1].add_(1),
+        lambda L, x: x.unbind(1)[1][0:1].add_(1),
+    ],
+)
+def test_inplace_on_multi_output_views_raises_torchs_error(write):
+    x = ember.ones(3, 2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match=r"^Output \d of \w+ is a view and is being modified"):
+        write(ember, x)
+    x.tensor_split(3)[2].add_(1)  # NOTE: matches torch: tensor_split's pieces are plain slices
+
+
+def test_inplace_on_a_view_made_under_no_grad_raises_with_grad_on():
+    x = ember.ones(3, 2, requires_grad=True) * 1
+    with ember.no_grad():
+        v, u = x[0], x.unbind(0)
+    for write in (lambda: v.mul_(2), lambda: u[1].add_(1)):
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+            write()
+    with ember.no_grad():
+        v.mul_(2)  # both inside no_grad: allowed, untracked
+    assert x.tolist()[0] == [2.0, 2.0]

@@ -624,3 +624,21 @@ def test_storage_type_of_every_dtype(dtype):
     assert (e is None) == (t is None)
     if t is not None:
         assert e.__name__ == t.__name__
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "kw",
+    [{}, dict(beta=False), dict(beta=0), dict(alpha=False), dict(beta=2), dict(beta=0, alpha=0)],
+)
+def test_addr_on_bool_is_logical_as_torch(kw):
+    def run(L):
+        a = L.tensor([[True, False], [False, False]])
+        v, w = L.tensor([True, False]), L.tensor([False, True])
+        return L.addr(a, v, w, **kw).tolist(), L.ones(2, 2, dtype=L.bool).addr_(v, w).tolist()
+
+    assert run(ember) == run(torch)
+    with pytest.raises(RuntimeError, match="argument beta must not be a floating point number"):
+        ember.addr(
+            ember.ones(2, 2, dtype=ember.bool), ember.ones(2) > 0, ember.ones(2) > 0, beta=0.5
+        )

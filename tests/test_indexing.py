@@ -500,7 +500,6 @@ I2 = ember.tensor([[0, 1], [2, 0]])
             r"expected src to have a size equal to the slice of self. src size = \[3\], slice "
             r"size = \[4\]",
         ),
-        (lambda x: ember.unique(x, dim=0), NotImplementedError, "dim"),
     ],
 )
 def test_index_op_errors(fn, exc, msg):

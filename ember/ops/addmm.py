@@ -12,7 +12,7 @@ from __future__ import annotations
 from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
-from ember.ops._dispatch import cj, promote
+from ember.ops._dispatch import cj, promote, xp_of
 from ember.ops.linalg import (
     _check_bmm,
     _check_mm_shapes,
@@ -24,7 +24,7 @@ from ember.ops.linalg import (
     _no_bool,
 )
 from ember.ops.pointwise import _out, inplace
-from ember.tensor import Tensor
+from ember.tensor import Tensor, _wrap
 
 
 # ---- fused forms: beta * input + alpha * product ---------------------------------------------
@@ -268,7 +268,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
     _check_expand(input, (vec1._data.shape[0], vec2._data.shape[0]))
     # NOTE: matches torch: addr promotes its operands (it is an outer product, not a GEMM)
     dt = promote(input, vec1, vec2)
-    if dt.kind in "iu":
+    if dt.kind in "iub":
         for name, v in (("beta", beta), ("alpha", alpha)):
             if isinstance(v, float):
                 raise RuntimeError(
@@ -276,7 +276,15 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
                     "number."
                 )
     if dt.kind == "b":
-        raise NotImplementedError("addr on bool tensors is not supported by ember")
+        # NOTE: matches torch: logical: (beta and input) or (alpha and vec1 vec2^T)
+        xp = xp_of(input._data)
+        outer = xp.logical_and.outer(vec1._data, vec2._data) if alpha else None
+        r = xp.broadcast_to(input._data, (vec1.shape[0], vec2.shape[0])) if beta else None
+        if r is None:
+            res = outer if outer is not None else xp.zeros((len(vec1), len(vec2)), bool)
+        else:
+            res = r.copy() if outer is None else xp.logical_or(r, outer)
+        return _out(_wrap(res), out)
     input, vec1, vec2 = (
         t if t._data.dtype == dt else t.to(_dtype.from_np(dt)) for t in (input, vec1, vec2)
     )

@@ -371,6 +371,9 @@ def inplace(fn):
             or any(isinstance(v, Tensor) and v._requires_grad for v in kwargs.values())
         )
         if not record:
+            base = self._base
+            if base is not None and base._requires_grad and _gm.state.enabled:
+                _no_grad_view_error()  # a view made under no_grad of a base that records
             if fn in _UFUNC_OF and _inplace_direct(self, fn, args, kwargs):
                 return self
             result = fn(self, *args, **kwargs)
@@ -388,6 +391,17 @@ def inplace(fn):
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
     return method
+
+
+def _no_grad_view_error():
+    # NOTE: matches torch: the write would bypass the base's history, so it is refused
+    raise RuntimeError(
+        "A view was created in no_grad mode and is being modified inplace with grad mode "
+        "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+        "can clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."
+    )
 
 
 def _inplace_direct(self: Tensor, fn, args, kwargs) -> bool:
@@ -477,9 +491,16 @@ def _inplace_on_view(view: Tensor, fn, args, kwargs):
             "output of the custom Function."
         )
     if view._view_fn is None:
-        raise NotImplementedError(
-            f"in-place {fn.__name__}_ on this kind of view, while autograd records, is not "
-            f"supported by ember; use the out-of-place form or clone() the view first"
+        # Only the outputs of unbind/split/chunk (and views of them) have no way back from
+        # their base. NOTE: matches torch: they refuse in-place writes, naming the last op
+        if view._grad_fn is None:
+            _no_grad_view_error()
+        node = type(view._grad_fn).__name__
+        raise RuntimeError(
+            f"Output {view._output_nr} of {node.removesuffix('Backward0')} is a view and is "
+            "being modified inplace. This view is the output of a function that returns "
+            "multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one."
         )
     if base._grad_fn is None and base._requires_grad and _gm.state.enabled:
         raise RuntimeError(
