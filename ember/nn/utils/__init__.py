@@ -13,7 +13,6 @@ from ember.nn.utils.convert_parameters import (  # noqa: F401
     vector_to_parameters,
 )
 from ember.nn.utils.init import skip_init  # noqa: F401
-from ember.nn.utils import fusion, memory_format, parametrizations, parametrize  # noqa: F401, I001
 from ember.nn.utils.fusion import (  # noqa: F401
     fuse_conv_bn_eval,
     fuse_conv_bn_weights,
@@ -27,8 +26,10 @@ from ember.nn.utils.memory_format import (  # noqa: F401
 
 # NOTE: matches torch: the functions shadow their submodules' names (``nn.utils.weight_norm``
 # is the function; the module stays in sys.modules)
-from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401, E402
-from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401, E402
+from ember.nn.utils import fusion, memory_format, parametrizations, parametrize  # noqa: E402, F401
+from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402, F401
+from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: E402, F401
+
 
 # torch.nn.utils's names that ember has (submodules stay out)
 __all__ = sorted(

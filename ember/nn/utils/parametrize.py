@@ -170,7 +170,8 @@ class ParametrizationList(ModuleList):
                 return
             if not isinstance(value, collections.abc.Sequence):
                 raise ValueError(
-                    f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}."
+                    "'right_inverse' must return a sequence of tensors. "
+                    f"Got {type(value).__name__}."
                 )
             if len(value) != self.ntensors:
                 raise ValueError(
