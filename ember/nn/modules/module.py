@@ -188,6 +188,8 @@ def set_registration_warnings(enabled: bool) -> None:
 
 
 def _diagnose(module: Module, name: str, value) -> None:
+    if isinstance(getattr(type(module), name, None), property):
+        return  # the class's setter takes the value (a parametrized tensor's, for one)
     owner = f"{type(module).__name__}.{name}"
     if isinstance(value, Tensor):
         # Only leaves: a non-leaf that requires grad is an activation (a cached hidden state,
