@@ -416,3 +416,46 @@ def test_sparse_embeddings_sparse_adam():
     close(re_[:2], rt[:2], "document lengths, total")
     assert re_[2].is_sparse
     close(re_[2].to_dense(), rt[2].to_dense(), "sparse softmax")
+
+
+# ---- 9-11. autograd.grad with create_graph and L-BFGS; torch.func; scatter message passing --------
+def test_pinn_autograd_derivatives_lbfgs():
+    ne, nt, (me, mt) = pair(src.PINN)
+    x_f, t_f = rng.uniform(-1, 1, (30, 1)), rng.uniform(0, 1, (30, 1))
+    x_u, t_u = rng.uniform(-1, 1, (10, 1)), np.zeros((10, 1))
+    u = -np.sin(np.pi * x_u)
+    le = ne["fit"](me, *(e(a) for a in (x_f, t_f, x_u, t_u, u)))
+    lt = nt["fit"](mt, *(t(a) for a in (x_f, t_f, x_u, t_u, u)))
+    close(le, lt, "L-BFGS closure losses", rtol=1e-7, atol=1e-12)
+    assert len(le) > 6 and float(le[-1]) < float(le[0])
+    close_state(me, mt, rtol=1e-7, atol=1e-10)
+
+
+# torch.func.hessian (jacfwd) goes through torch.jit.script internally, which torch now deprecates
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+def test_per_sample_gradients_with_torch_func():
+    ne, nt, (me, mt) = pair(src.PER_SAMPLE)
+    data, targets = rng.standard_normal((5, 1, 8, 8)), rng.integers(0, 10, 5)
+    ge = ne["per_sample_grads"](me, e(data), e(targets))
+    gt = nt["per_sample_grads"](mt, t(data), t(targets))
+    assert list(ge) == list(gt)
+    for k in gt:
+        close(ge[k], gt[k], f"per-sample grad of {k}")
+    loop = ne["loop_grads"](me, e(data), e(targets))
+    for k, g in zip(ge, loop, strict=True):
+        close(ge[k], g, f"vmap vs loop, {k}")
+    close(
+        ne["head_hessian"](me, e(data), e(targets)),
+        nt["head_hessian"](mt, t(data), t(targets)),
+        "Hessian",
+    )
+
+
+def test_point_cloud_message_passing():
+    ne, nt, (me, mt) = pair(src.MESSAGE_PASSING)
+    pos = rng.standard_normal((16, 3))
+    batch = np.repeat([0, 1], 8)
+    y = np.array([1, 3])
+    edges_e, edges_t = ne["knn_graph"](e(pos), 4), nt["knn_graph"](t(pos), 4)
+    close(edges_e, edges_t, "k-nearest-neighbour graph")
+    steps(ne, nt, me, mt, 3, "train_step", pos, batch, y)

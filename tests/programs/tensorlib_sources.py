@@ -1258,3 +1258,209 @@ def predict(model, tokens):
     logits = model(tokens)
     return logits, logits.softmax(-1), logits.argmax(-1)
 """
+
+# ---- 9. physics-informed network: derivatives by torch.autograd.grad, L-BFGS ----------------------
+PINN = """
+import math
+
+import torch
+import torch.nn as nn
+
+
+class PINN(nn.Module):
+    def __init__(self, layers=(2, 20, 20, 1)):
+        super().__init__()
+        self.activation = nn.Tanh()
+        self.linears = nn.ModuleList([nn.Linear(layers[i], layers[i + 1]) for i in range(len(layers) - 1)])
+        for i in range(len(layers) - 1):
+            nn.init.xavier_normal_(self.linears[i].weight.data, gain=1.0)
+            nn.init.zeros_(self.linears[i].bias.data)
+
+    def forward(self, x):
+        a = x
+        for i in range(len(self.linears) - 1):
+            a = self.activation(self.linears[i](a))
+        return self.linears[-1](a)
+
+
+def residual(model, x, t, nu=0.01 / math.pi):
+    \"\"\"Burgers' equation u_t + u u_x - nu u_xx = 0 at collocation points.\"\"\"
+    u = model(torch.cat([x, t], dim=1))
+    u_t = torch.autograd.grad(u, t, grad_outputs=torch.ones_like(u), retain_graph=True, create_graph=True)[0]
+    u_x = torch.autograd.grad(u, x, grad_outputs=torch.ones_like(u), retain_graph=True, create_graph=True)[0]
+    u_xx = torch.autograd.grad(u_x, x, grad_outputs=torch.ones_like(u_x), retain_graph=True, create_graph=True)[0]
+    return u_t + u * u_x - nu * u_xx
+
+
+def make_model():
+    return PINN()
+
+
+def fit(model, x_f, t_f, x_u, t_u, u, max_iter=6):
+    x_f = x_f.clone().requires_grad_(True)
+    t_f = t_f.clone().requires_grad_(True)
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=1.0, max_iter=max_iter, max_eval=None,
+                                  tolerance_grad=1e-9, tolerance_change=1e-12, history_size=10,
+                                  line_search_fn="strong_wolfe")
+    losses = []
+
+    def closure():
+        optimizer.zero_grad()
+        u_pred = model(torch.cat([x_u, t_u], dim=1))
+        f_pred = residual(model, x_f, t_f)
+        loss = torch.mean((u - u_pred) ** 2) + torch.mean(f_pred ** 2)
+        loss.backward()
+        losses.append(loss.detach())
+        return loss
+
+    optimizer.step(closure)
+    return torch.stack(losses)
+"""
+
+# ---- 10. per-sample gradients and a Hessian with torch.func (the PyTorch tutorial) ----------------
+PER_SAMPLE = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.func import functional_call, grad, hessian, vmap
+
+
+class SimpleCNN(nn.Module):
+    def __init__(self):
+        super(SimpleCNN, self).__init__()
+        self.conv1 = nn.Conv2d(1, 4, 3, 1)
+        self.conv2 = nn.Conv2d(4, 8, 3, 1)
+        self.fc1 = nn.Linear(32, 16)
+        self.fc2 = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = F.relu(x)
+        x = self.conv2(x)
+        x = F.relu(x)
+        x = F.max_pool2d(x, 2)
+        x = torch.flatten(x, 1)
+        x = self.fc1(x)
+        x = F.relu(x)
+        x = self.fc2(x)
+        output = F.log_softmax(x, dim=1)
+        return output
+
+
+def loss_fn(predictions, targets):
+    return F.nll_loss(predictions, targets)
+
+
+def make_model():
+    return SimpleCNN()
+
+
+def per_sample_grads(model, data, targets):
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def compute_loss(params, buffers, sample, target):
+        batch = sample.unsqueeze(0)
+        targets = target.unsqueeze(0)
+        predictions = functional_call(model, (params, buffers), (batch,))
+        loss = loss_fn(predictions, targets)
+        return loss
+
+    ft_compute_grad = grad(compute_loss)
+    ft_compute_sample_grad = vmap(ft_compute_grad, in_dims=(None, None, 0, 0))
+    return ft_compute_sample_grad(params, buffers, data, targets)
+
+
+def loop_grads(model, data, targets):
+    grads = []
+    for i in range(data.shape[0]):
+        model.zero_grad()
+        loss = loss_fn(model(data[i:i + 1]), targets[i:i + 1])
+        loss.backward()
+        grads.append([p.grad.clone() for p in model.parameters()])
+    return [torch.stack(g) for g in zip(*grads)]
+
+
+def head_hessian(model, data, targets):
+    feats = F.relu(model.fc1(torch.flatten(F.max_pool2d(F.relu(model.conv2(F.relu(model.conv1(data)))), 2), 1)))
+
+    def head_loss(w):
+        return loss_fn(F.log_softmax(feats.detach() @ w.T + model.fc2.bias.detach(), dim=1), targets)
+
+    return hessian(head_loss)(model.fc2.weight.detach())
+"""
+
+# ---- 11. message passing with index_add_ / scatter_reduce (a GNN without a graph library) ---------
+MESSAGE_PASSING = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def knn_graph(pos, k):
+    dist = torch.cdist(pos, pos)
+    dist.fill_diagonal_(float('inf'))
+    col = dist.topk(k, dim=1, largest=False).indices.reshape(-1)
+    row = torch.arange(pos.size(0)).repeat_interleave(k)
+    return torch.stack([row, col])
+
+
+class EdgeConv(nn.Module):
+    \"\"\"DGCNN's EdgeConv: max over neighbours of an MLP on (x_i, x_j - x_i).\"\"\"
+
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(2 * in_channels, out_channels), nn.ReLU(), nn.Linear(out_channels, out_channels))
+
+    def forward(self, x, edge_index):
+        row, col = edge_index
+        msg = self.mlp(torch.cat([x[row], x[col] - x[row]], dim=-1))
+        out = torch.full((x.size(0), msg.size(1)), float('-inf'), dtype=x.dtype)
+        out = out.scatter_reduce(0, row.unsqueeze(-1).expand_as(msg), msg, reduce='amax', include_self=True)
+        return out
+
+
+class MeanConv(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.lin = nn.Linear(in_channels, out_channels)
+        self.root = nn.Linear(in_channels, out_channels, bias=False)
+
+    def forward(self, x, edge_index):
+        row, col = edge_index
+        agg = torch.zeros_like(x).index_add_(0, row, x[col])
+        deg = torch.bincount(row, minlength=x.size(0)).clamp(min=1).to(x.dtype).unsqueeze(-1)
+        return self.lin(agg / deg) + self.root(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = EdgeConv(3, 16)
+        self.conv2 = MeanConv(16, 16)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, pos, batch, num_graphs):
+        edge_index = knn_graph(pos, k=4)
+        x = F.relu(self.conv1(pos, edge_index))
+        x = F.relu(self.conv2(x, edge_index))
+        pooled = torch.zeros(num_graphs, x.size(1), dtype=x.dtype).scatter_add_(0, batch.unsqueeze(-1).expand_as(x), x)
+        pooled = pooled / torch.bincount(batch).unsqueeze(-1)
+        return F.log_softmax(self.fc(pooled), dim=-1)
+
+
+def make_model():
+    return Net()
+
+
+def make_optimizer(model):
+    return torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+
+def train_step(model, optimizer, pos, batch, y):
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(pos, batch, 2), y)
+    loss.backward()
+    optimizer.step()
+    return loss
+"""
