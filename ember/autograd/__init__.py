@@ -1,6 +1,13 @@
 """Reverse-mode automatic differentiation (``ember.autograd``)."""
 
-from ember.autograd import anomaly_mode, engine, function, functional, grad_mode  # noqa: F401
+from ember.autograd import (  # noqa: F401
+    anomaly_mode,
+    engine,
+    forward_ad,
+    function,
+    functional,
+    grad_mode,
+)
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.engine import backward, grad  # noqa: F401
 from ember.autograd.function import Function, once_differentiable  # noqa: F401
