@@ -4,8 +4,9 @@ ember has no CUDA backend, so every query gives a CPU-only torch build's answer:
 ``is_available()`` is False and ``device_count()`` 0, so the usual
 ``torch.device("cuda" if torch.cuda.is_available() else "cpu")`` picks the CPU. Seeding calls
 are accepted and do nothing (torch defers them until CUDA initializes, which never happens),
-the memory counters read 0, and anything that needs a GPU raises torch's
-``AssertionError: Torch not compiled with CUDA enabled``.
+the memory counters read 0, and anything that needs a GPU raises what a CPU-only torch raises
+(mostly ``AssertionError: Torch not compiled with CUDA enabled``). The legacy typed classes
+(``torch.cuda.FloatTensor``...) exist for ``isinstance`` checks, which are always False.
 
 Example:
     >>> ember.cuda.is_available(), ember.cuda.device_count()
@@ -14,50 +15,127 @@ Example:
 
 from __future__ import annotations
 
-import collections
-
-from ember.cuda import amp
+from ember._device import device as _device_cls
+from ember._runtime import AcceleratorError, OutOfMemoryError
+from ember.cuda._utils import device_index as _device_index
+from ember.cuda._utils import no_binding as _no_binding
+from ember.cuda._utils import no_nvml as _no_nvml
+from ember.cuda._utils import not_compiled as _not_compiled
 
 __all__ = [
-    "amp",
+    "AcceleratorError",
+    "BFloat16Storage",
+    "BFloat16Tensor",
+    "BoolStorage",
+    "BoolTensor",
+    "ByteStorage",
+    "ByteTensor",
+    "CUDAGraph",
+    "CUDAPluggableAllocator",
+    "CharStorage",
+    "CharTensor",
+    "ComplexDoubleStorage",
+    "ComplexFloatStorage",
+    "CudaError",
+    "DeferredCudaCallError",
+    "Device",
+    "DoubleStorage",
+    "DoubleTensor",
     "Event",
+    "ExternalStream",
+    "FloatStorage",
+    "FloatTensor",
+    "GreenContext",
+    "HalfStorage",
+    "HalfTensor",
+    "IntStorage",
+    "IntTensor",
+    "LongStorage",
+    "LongTensor",
+    "MemPool",
     "OutOfMemoryError",
+    "ShortStorage",
+    "ShortTensor",
     "Stream",
     "StreamContext",
+    "amp",
+    "caching_allocator_alloc",
+    "caching_allocator_delete",
+    "caching_allocator_disabled",
+    "caching_allocator_enable",
     "can_device_access_peer",
+    "change_current_allocator",
+    "check_error",
+    "clock_rate",
+    "cudaStatus",
+    "cudart",
     "current_blas_handle",
     "current_device",
+    "current_solver_handle",
     "current_stream",
+    "default_generators",
     "default_stream",
     "device",
     "device_count",
+    "device_memory_used",
     "device_of",
     "empty_cache",
+    "gds",
+    "get_allocator_backend",
     "get_arch_list",
     "get_device_capability",
     "get_device_name",
     "get_device_properties",
     "get_gencode_flags",
+    "get_per_process_memory_fraction",
     "get_rng_state",
     "get_rng_state_all",
+    "get_stream_from_external",
     "get_sync_debug_mode",
+    "graph",
+    "graph_pool_handle",
+    "graphs",
+    "green_contexts",
+    "has_half",
+    "has_magma",
+    "host_memory_stats",
+    "host_memory_stats_as_nested_dict",
     "init",
     "initial_seed",
     "ipc_collect",
     "is_available",
     "is_bf16_supported",
+    "is_current_stream_capturing",
     "is_initialized",
     "is_tf32_supported",
+    "jiterator",
+    "list_gpu_processes",
+    "make_graphed_callables",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",
+    "max_memory_cached",
     "max_memory_reserved",
     "mem_get_info",
+    "memory",
     "memory_allocated",
+    "memory_cached",
     "memory_reserved",
+    "memory_snapshot",
     "memory_stats",
+    "memory_stats_as_nested_dict",
+    "memory_summary",
+    "memory_usage",
+    "nccl",
+    "nvtx",
+    "power_draw",
+    "profiler",
+    "random",
+    "reset_accumulated_host_memory_stats",
     "reset_accumulated_memory_stats",
     "reset_max_memory_allocated",
+    "reset_max_memory_cached",
+    "reset_peak_host_memory_stats",
     "reset_peak_memory_stats",
     "seed",
     "seed_all",
@@ -67,18 +145,56 @@ __all__ = [
     "set_rng_state_all",
     "set_stream",
     "set_sync_debug_mode",
+    "sparse",
     "stream",
+    "streams",
     "synchronize",
+    "temperature",
+    "tunable",
+    "use_mem_pool",
+    "utilization",
 ]
 
+# The type of ``device=`` arguments (torch.cuda.Device).
+Device = _device_cls | str | int | None
 
-def _not_compiled() -> AssertionError:
-    # NOTE: matches torch: a CPU-only build answers every GPU request with this AssertionError
-    return AssertionError("Torch not compiled with CUDA enabled")
+has_half = True  # NOTE: matches torch: a CPU-only build still reports half support
+has_magma = False
+default_generators: tuple = ()  # one generator per CUDA device: none
 
 
-class OutOfMemoryError(RuntimeError):
-    """Raised when a CUDA allocation fails (never, in ember: there is no CUDA memory)."""
+class cudaStatus:
+    """The two CUDA status codes torch names."""
+
+    SUCCESS: int = 0
+    ERROR_NOT_READY: int = 34
+
+
+class DeferredCudaCallError(Exception):
+    """Raised when a call deferred until CUDA initializes fails (never, without CUDA)."""
+
+
+class CudaError(RuntimeError):
+    """A CUDA runtime error with its code: cannot be built without the CUDA runtime."""
+
+    def __init__(self, code: int) -> None:
+        # NOTE: matches torch: it asks the CUDA runtime (absent here) for the code's message
+        raise AttributeError("'NoneType' object has no attribute 'cudaGetErrorString'")
+
+
+def check_error(res: int) -> None:
+    """Raise ``CudaError`` for a failing CUDA status: raises, as a CPU-only torch."""
+    raise AttributeError("'NoneType' object has no attribute 'cudaError'")
+
+
+def cudart():
+    """The CUDA runtime bindings: raises, as a CPU-only torch."""
+    raise _not_compiled()
+
+
+def current_solver_handle():
+    """The cuSOLVER handle: raises, as a CPU-only torch."""
+    raise _not_compiled()
 
 
 # ---- availability ------------------------------------------------------------------------------
@@ -128,25 +244,6 @@ def get_gencode_flags() -> str:
 
 
 # ---- devices -----------------------------------------------------------------------------------
-def _index(device, *, optional: bool = True) -> int:
-    """A CUDA device index from None (-1: the current one), an int, 'cuda:N' or a device."""
-    from ember._device import device as _device_cls
-
-    if device is None:
-        return -1
-    if isinstance(device, str):
-        device = _device_cls(device)
-    if isinstance(device, _device_cls):
-        if device.type != "cuda":
-            raise ValueError(f"Expected a cuda device, but got: {device}")
-        return -1 if device.index is None else device.index
-    if isinstance(device, int) and not isinstance(device, bool):
-        return device
-    raise ValueError(
-        f"Expected a torch.device with a specified index or an integer, but got:{device}"
-    )
-
-
 def current_device() -> int:
     """The current CUDA device index: raises, as a CPU-only torch."""
     raise _not_compiled()
@@ -154,10 +251,8 @@ def current_device() -> int:
 
 def set_device(device) -> None:
     """Select a CUDA device: a negative index is accepted and ignored; any device raises."""
-    if _index(device) >= 0:
-        # torch's CPU-only build fails here with an AttributeError on an internal binding;
-        # ember gives the AssertionError every other GPU request gives.
-        raise _not_compiled()
+    if _device_index(device) >= 0:
+        raise _no_binding("_cuda_setDevice")
 
 
 def get_device_name(device=None) -> str:
@@ -214,12 +309,15 @@ class device:
     """
 
     def __init__(self, device):
-        self.idx = _index(device)
+        self.idx = _device_index(device, optional=True)
         self.prev_idx = -1
 
     def __enter__(self):
-        if self.idx >= 0:
-            raise RuntimeError("PyTorch was compiled without CUDA support")
+        # NOTE: matches torch: device(None) has no index on a CPU-only build, and entering it
+        # fails on comparing None with 0 (TypeError)
+        if self.idx < 0:
+            return
+        raise RuntimeError("PyTorch was compiled without CUDA support")
 
     def __exit__(self, *exc):
         return False
@@ -233,38 +331,27 @@ class device_of(device):
         super().__init__(d.index if d.type == "cuda" and d.index is not None else -1)
 
 
-# ---- streams and events ------------------------------------------------------------------------
-class Stream:
-    """A CUDA stream: cannot be made without CUDA."""
-
-    def __new__(cls, *args, **kwargs):
-        raise RuntimeError("torch.cuda.Stream requires CUDA support")
-
-
-class Event:
-    """A CUDA event: cannot be made without CUDA."""
-
-    def __new__(cls, *args, **kwargs):
-        # NOTE: matches torch: a CPU-only build has only a placeholder class here
-        raise RuntimeError("Tried to instantiate dummy base class Event")
-
-
+# ---- streams -----------------------------------------------------------------------------------
 class StreamContext:
-    """Context that makes a stream current; ``stream(None)`` is a no-op."""
+    """Context that makes a stream current: a no-op without CUDA, as in a CPU-only torch.
+
+    Example:
+        >>> with ember.cuda.StreamContext(None):
+        ...     pass
+    """
 
     def __init__(self, stream):
         self.stream = stream
 
     def __enter__(self):
-        if self.stream is not None:
-            raise _not_compiled()
+        pass  # NOTE: matches torch: without CUDA it enters without touching the stream
 
     def __exit__(self, *exc):
         return False
 
 
 def stream(stream) -> StreamContext:
-    """Run a block on ``stream``: ``None`` (the only stream ember can be given) is a no-op.
+    """Run a block on ``stream``: a no-op without CUDA (only ``None`` can usually be given).
 
     Example:
         >>> with ember.cuda.stream(None):
@@ -275,8 +362,10 @@ def stream(stream) -> StreamContext:
 
 def set_stream(stream) -> None:
     """Make ``stream`` current; ``None`` is accepted and ignored."""
-    if stream is not None:
-        raise _not_compiled()
+    if stream is None:
+        return
+    _ = stream.stream_id  # NOTE: matches torch: a non-stream fails here with its AttributeError
+    raise _no_binding("_cuda_setStream")
 
 
 def current_stream(device=None):
@@ -289,103 +378,114 @@ def default_stream(device=None):
     raise _not_compiled()
 
 
-# ---- random ------------------------------------------------------------------------------------
-def manual_seed(seed) -> None:
-    """Accepted and ignored (no CUDA generator exists), as a CPU-only torch.
-
-    Example:
-        >>> ember.cuda.manual_seed(0)
-    """
-    int(seed)  # NOTE: matches torch: the seed is converted (and checked) even without CUDA
-
-
-def manual_seed_all(seed) -> None:
-    """Accepted and ignored (no CUDA generator exists), as a CPU-only torch."""
-    int(seed)
-
-
-def seed() -> None:
-    """Accepted and ignored, as a CPU-only torch."""
-
-
-def seed_all() -> None:
-    """Accepted and ignored, as a CPU-only torch."""
-
-
-def initial_seed() -> int:
-    """The seed of the current CUDA generator: raises, as a CPU-only torch."""
+def get_stream_from_external(data_ptr: int, device=None):
+    """Wrap a stream made elsewhere: raises, as a CPU-only torch."""
     raise _not_compiled()
 
 
-def get_rng_state(device="cuda"):
-    """A CUDA generator's state: raises, as a CPU-only torch."""
-    raise _not_compiled()
+# ---- NVML queries ------------------------------------------------------------------------------
+def memory_usage(device=None) -> int:
+    """The GPU's memory-controller utilization (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-def get_rng_state_all() -> list:
-    """The states of every CUDA generator: none."""
-    return []
+def utilization(device=None) -> int:
+    """The GPU's utilization (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-def set_rng_state(new_state, device="cuda") -> None:
-    """Accepted and ignored (torch defers it until CUDA initializes, which never happens)."""
+def temperature(device=None) -> int:
+    """The GPU's temperature (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-def set_rng_state_all(new_states) -> None:
-    """Accepted and ignored, as ``set_rng_state``."""
+def power_draw(device=None) -> int:
+    """The GPU's power draw (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-# ---- memory ------------------------------------------------------------------------------------
-def empty_cache() -> None:
-    """Nothing to free: no CUDA memory is ever allocated."""
+def clock_rate(device=None) -> int:
+    """The GPU's SM clock (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-def memory_allocated(device=None) -> int:
-    """0: no CUDA memory is ever allocated."""
-    return 0
+def device_memory_used(device=None) -> int:
+    """The GPU memory in use (NVML): raises, NVML is not installed."""
+    raise _no_nvml()
 
 
-def max_memory_allocated(device=None) -> int:
-    """0: no CUDA memory is ever allocated."""
-    return 0
+# ---- submodules and what ember.cuda re-exports from them ---------------------------------------
+from ember.cuda import (  # noqa: E402
+    amp,
+    gds,
+    graphs,
+    green_contexts,
+    jiterator,
+    memory,
+    nccl,
+    nvtx,
+    profiler,
+    random,
+    sparse,
+    streams,
+    tunable,
+)
+from ember.cuda._legacy import storage_types as _storage_types  # noqa: E402
+from ember.cuda._legacy import tensor_types as _tensor_types  # noqa: E402
+from ember.cuda.graphs import (  # noqa: E402
+    CUDAGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
+)
+from ember.cuda.green_contexts import GreenContext  # noqa: E402
+from ember.cuda.memory import (  # noqa: E402
+    CUDAPluggableAllocator,
+    MemPool,
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    caching_allocator_disabled,
+    caching_allocator_enable,
+    change_current_allocator,
+    empty_cache,
+    get_allocator_backend,
+    get_per_process_memory_fraction,
+    host_memory_stats,
+    host_memory_stats_as_nested_dict,
+    list_gpu_processes,
+    max_memory_allocated,
+    max_memory_cached,
+    max_memory_reserved,
+    mem_get_info,
+    memory_allocated,
+    memory_cached,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_host_memory_stats,
+    reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    reset_peak_host_memory_stats,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+    use_mem_pool,
+)
+from ember.cuda.random import (  # noqa: E402
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
+    set_rng_state_all,
+)
+from ember.cuda.streams import Event, ExternalStream, Stream  # noqa: E402
 
-
-def memory_reserved(device=None) -> int:
-    """0: no CUDA memory is ever reserved."""
-    return 0
-
-
-def max_memory_reserved(device=None) -> int:
-    """0: no CUDA memory is ever reserved."""
-    return 0
-
-
-def memory_stats(device=None) -> collections.OrderedDict:
-    """The allocator's statistics: none, as a CPU-only torch (an empty OrderedDict)."""
-    return collections.OrderedDict()
-
-
-def reset_peak_memory_stats(device=None) -> None:
-    """Nothing to reset: the peaks are always 0.
-
-    torch's CPU-only build fails here with an AttributeError on an internal binding; the
-    counters it would reset read 0, so ember accepts the call.
-    """
-
-
-def reset_max_memory_allocated(device=None) -> None:
-    """Nothing to reset (see ``reset_peak_memory_stats``)."""
-
-
-def reset_accumulated_memory_stats(device=None) -> None:
-    """Nothing to reset (see ``reset_peak_memory_stats``)."""
-
-
-def mem_get_info(device=None) -> tuple[int, int]:
-    """Free and total memory of a CUDA device: raises, as a CPU-only torch."""
-    raise _not_compiled()
-
-
-def set_per_process_memory_fraction(fraction, device=None) -> None:
-    """Cap a process's CUDA memory: raises, as a CPU-only torch."""
-    raise _not_compiled()
+globals().update(_tensor_types("cuda"))
+globals().update(_storage_types())

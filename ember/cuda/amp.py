@@ -11,7 +11,12 @@ from __future__ import annotations
 import functools
 import warnings
 
-__all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler"]
+__all__ = ["amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd", "GradScaler"]
+
+
+def amp_definitely_not_available() -> bool:
+    """True: neither CUDA nor XLA is present, so CUDA mixed precision cannot run."""
+    return True
 
 
 class autocast:

@@ -1,0 +1,308 @@
+"""ember.cuda answers every torch.cuda call as the CPU-only torch installed here does: the same
+value, or the same exception type and message (issue 12)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import pytest
+
+import ember
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs torch (pip install torch)")
+
+
+def _outcome(thunk):
+    """('value', repr) or ('raise', type name, message) of calling ``thunk``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = thunk()
+        except BaseException as exc:  # noqa: BLE001 - the exception is the answer compared
+            return ("raise", type(exc).__name__, str(exc))
+    if isinstance(value, (bool, int, float, str, list, tuple, dict)) or value is None:
+        return ("value", type(value).__name__, repr(value).replace("ember.", "torch."))
+    return ("value", type(value).__name__)
+
+
+def _enter(cm_factory):
+    def run():
+        with cm_factory():
+            return "entered"
+
+    return run
+
+
+JIT_CODE = "template <typename T> T f(T x) {return x;}"
+
+# (id, call on a namespace ``c`` that is torch.cuda or ember.cuda, and the tensor module ``t``)
+CALLS = {
+    "is_available": lambda c, t: c.is_available(),
+    "device_count": lambda c, t: c.device_count(),
+    "is_initialized": lambda c, t: c.is_initialized(),
+    "init": lambda c, t: c.init(),
+    "is_bf16_supported": lambda c, t: c.is_bf16_supported(),
+    "is_bf16_supported_no_emulation": lambda c, t: c.is_bf16_supported(False),
+    "is_tf32_supported": lambda c, t: c.is_tf32_supported(),
+    "get_arch_list": lambda c, t: c.get_arch_list(),
+    "get_gencode_flags": lambda c, t: c.get_gencode_flags(),
+    "current_device": lambda c, t: c.current_device(),
+    "set_device_-1": lambda c, t: c.set_device(-1),
+    "set_device_0": lambda c, t: c.set_device(0),
+    "set_device_cuda1": lambda c, t: c.set_device(t.device("cuda:1")),
+    "set_device_cuda": lambda c, t: c.set_device("cuda"),
+    "set_device_cpu": lambda c, t: c.set_device("cpu"),
+    "set_device_None": lambda c, t: c.set_device(None),
+    "device_ctx_-1": lambda c, t: _enter(lambda: c.device(-1))(),
+    "device_ctx_0": lambda c, t: _enter(lambda: c.device(0))(),
+    "device_ctx_cuda0": lambda c, t: _enter(lambda: c.device("cuda:0"))(),
+    "device_ctx_None": lambda c, t: _enter(lambda: c.device(None))(),
+    "device_of_cpu": lambda c, t: _enter(lambda: c.device_of(t.zeros(1)))(),
+    "get_device_name": lambda c, t: c.get_device_name(),
+    "get_device_name_cpu": lambda c, t: c.get_device_name("cpu"),
+    "get_device_capability": lambda c, t: c.get_device_capability(0),
+    "get_device_properties": lambda c, t: c.get_device_properties(0),
+    "can_device_access_peer": lambda c, t: c.can_device_access_peer(0, 1),
+    "synchronize": lambda c, t: c.synchronize(),
+    "ipc_collect": lambda c, t: c.ipc_collect(),
+    "cudart": lambda c, t: c.cudart(),
+    "current_blas_handle": lambda c, t: c.current_blas_handle(),
+    "current_solver_handle": lambda c, t: c.current_solver_handle(),
+    "set_sync_debug_mode": lambda c, t: c.set_sync_debug_mode(0),
+    "get_sync_debug_mode": lambda c, t: c.get_sync_debug_mode(),
+    "check_error": lambda c, t: c.check_error(0),
+    "CudaError": lambda c, t: c.CudaError(2),
+    "DeferredCudaCallError": lambda c, t: str(c.DeferredCudaCallError("x")),
+    "OutOfMemoryError_is_runtime": lambda c, t: issubclass(c.OutOfMemoryError, RuntimeError),
+    "OutOfMemoryError_is_top": lambda c, t: c.OutOfMemoryError is t.OutOfMemoryError,
+    "AcceleratorError_is_top": lambda c, t: c.AcceleratorError is t.AcceleratorError,
+    "cudaStatus": lambda c, t: (c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY),
+    "default_generators": lambda c, t: c.default_generators,
+    "has_half": lambda c, t: (c.has_half, c.has_magma),
+    # legacy typed classes
+    "FloatTensor_2": lambda c, t: c.FloatTensor(2),
+    "DoubleTensor_data": lambda c, t: c.DoubleTensor([1.0]),
+    "LongTensor_empty": lambda c, t: c.LongTensor(),
+    "FloatTensor_isinstance": lambda c, t: isinstance(t.zeros(2), c.FloatTensor),
+    "FloatTensor_attrs": lambda c, t: (str(c.HalfTensor.dtype), c.FloatTensor.is_cuda),
+    "BFloat16Tensor_dtype": lambda c, t: str(c.BFloat16Tensor.dtype),
+    "FloatStorage_2": lambda c, t: c.FloatStorage(2),
+    "ComplexFloatStorage": lambda c, t: c.ComplexFloatStorage(),
+    "FloatStorage_isinstance": lambda c, t: isinstance(
+        t.zeros(2).untyped_storage(), c.FloatStorage
+    ),
+    "FloatStorage_dtype": lambda c, t: str(c.DoubleStorage.dtype),
+    "sparse_FloatTensor": lambda c, t: c.sparse.FloatTensor(2),
+    "sparse_attrs": lambda c, t: (c.sparse.LongTensor.is_sparse, str(c.sparse.IntTensor.dtype)),
+    "sparse_isinstance": lambda c, t: isinstance(t.zeros(2).to_sparse(), c.sparse.FloatTensor),
+    # memory
+    "memory_allocated": lambda c, t: c.memory_allocated(),
+    "memory_allocated_cpu": lambda c, t: c.memory_allocated("cpu"),
+    "max_memory_allocated": lambda c, t: c.max_memory_allocated(0),
+    "memory_reserved": lambda c, t: c.memory_reserved(),
+    "max_memory_reserved": lambda c, t: c.max_memory_reserved(),
+    "memory_cached": lambda c, t: (c.memory_cached(), c.max_memory_cached()),
+    "memory_stats": lambda c, t: c.memory_stats(),
+    "memory_stats_as_nested_dict": lambda c, t: c.memory_stats_as_nested_dict(),
+    "host_memory_stats": lambda c, t: (c.host_memory_stats(), c.host_memory_stats_as_nested_dict()),
+    "memory_summary": lambda c, t: c.memory_summary(),
+    "memory_summary_abbrev": lambda c, t: c.memory_summary(0, abbreviated=True),
+    "memory_snapshot": lambda c, t: c.memory_snapshot(),
+    "empty_cache": lambda c, t: c.empty_cache(),
+    "reset_peak_memory_stats": lambda c, t: c.reset_peak_memory_stats(),
+    "reset_peak_memory_stats_cpu": lambda c, t: c.reset_peak_memory_stats("cpu"),
+    "reset_max_memory_allocated": lambda c, t: c.reset_max_memory_allocated(),
+    "reset_max_memory_cached": lambda c, t: c.reset_max_memory_cached(),
+    "reset_accumulated_memory_stats": lambda c, t: c.reset_accumulated_memory_stats(),
+    "reset_peak_host_memory_stats": lambda c, t: c.reset_peak_host_memory_stats(),
+    "reset_accumulated_host": lambda c, t: c.reset_accumulated_host_memory_stats(),
+    "mem_get_info": lambda c, t: c.mem_get_info(),
+    "mem_get_info_0": lambda c, t: c.mem_get_info(0),
+    "mem_get_info_cpu": lambda c, t: c.mem_get_info("cpu"),
+    "get_per_process_memory_fraction": lambda c, t: c.get_per_process_memory_fraction(),
+    "set_per_process_memory_fraction": lambda c, t: c.set_per_process_memory_fraction(0.5),
+    "get_allocator_backend": lambda c, t: c.get_allocator_backend(),
+    "caching_allocator_alloc": lambda c, t: c.caching_allocator_alloc(8),
+    "caching_allocator_delete": lambda c, t: c.caching_allocator_delete(0),
+    "caching_allocator_enable": lambda c, t: c.caching_allocator_enable(False),
+    "caching_allocator_disabled": lambda c, t: _enter(c.caching_allocator_disabled)(),
+    "change_current_allocator": lambda c, t: c.change_current_allocator(None),
+    "CUDAPluggableAllocator_missing_so": lambda c, t: c.CUDAPluggableAllocator("nope.so", "a", "f"),
+    "MemPool": lambda c, t: c.MemPool(),
+    "use_mem_pool": lambda c, t: _enter(lambda: c.use_mem_pool(None))(),
+    "list_gpu_processes": lambda c, t: c.list_gpu_processes(),
+    "memory_usage": lambda c, t: c.memory_usage(),
+    "utilization": lambda c, t: c.utilization(),
+    "temperature": lambda c, t: c.temperature(),
+    "power_draw": lambda c, t: c.power_draw(),
+    "clock_rate": lambda c, t: c.clock_rate(),
+    "device_memory_used": lambda c, t: c.device_memory_used(),
+    # random
+    "manual_seed": lambda c, t: c.manual_seed(3),
+    "manual_seed_bad": lambda c, t: c.manual_seed("a"),
+    "manual_seed_all": lambda c, t: c.manual_seed_all(2**70),
+    "seed": lambda c, t: (c.seed(), c.seed_all()),
+    "initial_seed": lambda c, t: c.initial_seed(),
+    "get_rng_state": lambda c, t: c.get_rng_state(),
+    "get_rng_state_all": lambda c, t: c.get_rng_state_all(),
+    "set_rng_state": lambda c, t: c.set_rng_state(t.zeros(4, dtype=t.uint8)),
+    "set_rng_state_bad": lambda c, t: c.set_rng_state(1),
+    "set_rng_state_all": lambda c, t: c.set_rng_state_all([t.zeros(4, dtype=t.uint8)]),
+    "set_rng_state_all_bad": lambda c, t: c.set_rng_state_all([1]),
+    "random_module": lambda c, t: c.random.get_rng_state_all(),
+    # streams, events, graphs
+    "Stream": lambda c, t: c.Stream(),
+    "Stream_0": lambda c, t: c.Stream(device=0, priority=-1),
+    "ExternalStream": lambda c, t: c.ExternalStream(0),
+    "ExternalStream_-1": lambda c, t: c.ExternalStream(0, device=-1),
+    "ExternalStream_0": lambda c, t: c.ExternalStream(0, device=0),
+    "Event": lambda c, t: c.Event(enable_timing=True),
+    "stream_None": lambda c, t: _enter(lambda: c.stream(None))(),
+    "stream_obj": lambda c, t: _enter(lambda: c.stream(object()))(),
+    "StreamContext": lambda c, t: _enter(lambda: c.StreamContext(None))(),
+    "set_stream_None": lambda c, t: c.set_stream(None),
+    "set_stream_bad": lambda c, t: c.set_stream(1),
+    "current_stream": lambda c, t: c.current_stream(),
+    "default_stream": lambda c, t: c.default_stream(),
+    "get_stream_from_external": lambda c, t: c.get_stream_from_external(0),
+    "streams_module": lambda c, t: c.streams.Stream(),
+    "CUDAGraph": lambda c, t: c.CUDAGraph(),
+    "graph": lambda c, t: c.graph(None),
+    "graph_pool_handle": lambda c, t: c.graph_pool_handle(),
+    "is_current_stream_capturing": lambda c, t: c.is_current_stream_capturing(),
+    "make_graphed_callables": lambda c, t: c.make_graphed_callables(lambda x: x, (t.zeros(2),)),
+    "GreenContext_create": lambda c, t: c.GreenContext.create(num_sms=1),
+    "GreenContext_max": lambda c, t: c.GreenContext.max_workqueue_concurrency(),
+    "GreenContext_set": lambda c, t: c.GreenContext().set_context(),
+    "GreenContext_stream": lambda c, t: c.GreenContext().Stream(),
+    # submodules
+    "nvtx_range_push": lambda c, t: c.nvtx.range_push("a"),
+    "nvtx_range_pop": lambda c, t: c.nvtx.range_pop(),
+    "nvtx_mark": lambda c, t: c.nvtx.mark("a"),
+    "nvtx_range_start": lambda c, t: c.nvtx.range_start("a"),
+    "nvtx_range_end": lambda c, t: c.nvtx.range_end(1),
+    "nvtx_range": lambda c, t: _enter(lambda: c.nvtx.range("a{}", 1))(),
+    "profiler_start": lambda c, t: c.profiler.start(),
+    "profiler_stop": lambda c, t: c.profiler.stop(),
+    "profiler_profile": lambda c, t: _enter(c.profiler.profile)(),
+    "nccl_is_available": lambda c, t: c.nccl.is_available([t.zeros(2)]),
+    "nccl_version": lambda c, t: c.nccl.version(),
+    "nccl_unique_id": lambda c, t: c.nccl.unique_id(),
+    "nccl_init_rank": lambda c, t: c.nccl.init_rank(1, b"", 0),
+    "nccl_all_reduce": lambda c, t: c.nccl.all_reduce([t.zeros(2)]),
+    "nccl_reduce": lambda c, t: c.nccl.reduce([t.zeros(2)]),
+    "nccl_broadcast": lambda c, t: c.nccl.broadcast([t.zeros(2)]),
+    "nccl_all_gather": lambda c, t: c.nccl.all_gather([t.zeros(2)], [t.zeros(2)]),
+    "nccl_reduce_scatter": lambda c, t: c.nccl.reduce_scatter([t.zeros(2)], [t.zeros(2)]),
+    "gds_register": lambda c, t: c.gds.gds_register_buffer(t.zeros(2).untyped_storage()),
+    "gds_deregister": lambda c, t: c.gds.gds_deregister_buffer(t.zeros(2).untyped_storage()),
+    "jiterator": lambda c, t: c.jiterator._create_jit_fn(
+        "template <typename T> T f(T x) {return x;}"
+    )(t.zeros(2)),
+    "amp_definitely_not_available": lambda c, t: c.amp.amp_definitely_not_available(),
+    "tunable_mgpu": lambda c, t: c.tunable.mgpu_tune_gemm_in_file("x", 1),
+    "tunable_read_file": lambda c, t: c.tunable.read_file(),
+    "tunable_read_file_named": lambda c, t: c.tunable.read_file("x"),
+    "tunable_tune_gemm_in_file": lambda c, t: c.tunable.tune_gemm_in_file("x"),
+}
+
+# the tunable switches and queries, each with the arguments it needs
+TUNABLE_ARGS = {
+    "set_max_tuning_duration": (1,),
+    "set_max_tuning_iterations": (1,),
+    "set_filename": ("x",),
+    "set_rotating_buffer_size": (1,),
+    "set_numerical_check_tolerances": (True,),
+}
+for _name in [
+    "enable",
+    "is_enabled",
+    "tuning_enable",
+    "tuning_is_enabled",
+    "record_untuned_enable",
+    "record_untuned_is_enabled",
+    "get_max_tuning_duration",
+    "get_max_tuning_iterations",
+    "get_filename",
+    "get_results",
+    "get_validators",
+    "get_rotating_buffer_size",
+    *TUNABLE_ARGS,
+]:
+    CALLS[f"tunable_{_name}"] = lambda c, t, n=_name: getattr(c.tunable, n)(
+        *TUNABLE_ARGS.get(n, ())
+    )
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_call_matches_cpu_only_torch(name):
+    call = CALLS[name]
+    want = _outcome(lambda: call(torch.cuda, torch))
+    got = _outcome(lambda: call(ember.cuda, ember))
+    assert got == want
+
+
+def test_legacy_classes_on_their_own():
+    assert not isinstance(ember.zeros(2), ember.cuda.FloatTensor)
+    assert ember.cuda.FloatTensor.dtype is ember.float32 and ember.cuda.FloatTensor.is_cuda
+    with pytest.raises(TypeError, match="torch.cuda.FloatTensor not available"):
+        ember.cuda.FloatTensor(2)
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        ember.cuda.FloatStorage(2)
+    # the CPU classes are untouched
+    assert isinstance(ember.zeros(2), ember.FloatTensor)
+    assert isinstance(ember.zeros(2).storage(), ember.FloatStorage)
+
+
+def test_nccl_is_available_warns():
+    with pytest.warns(UserWarning, match="not compiled with NCCL"):
+        assert ember.cuda.nccl.is_available([ember.zeros(2)]) is False
+
+
+@needs_torch
+def test_gds_file_matches(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"\0" * 4096)
+    outcomes = []
+    for mod in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # torch's half-built GdsFile complains from __del__; keep that out of the comparison
+            outcomes.append(_outcome(lambda m=mod: m.cuda.gds.GdsFile(str(path), os.O_RDONLY)))
+    assert outcomes[1] == outcomes[0]
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "module",
+    [
+        "",
+        "memory",
+        "random",
+        "streams",
+        "graphs",
+        "nvtx",
+        "profiler",
+        "nccl",
+        "sparse",
+        "gds",
+        "green_contexts",
+        "tunable",
+        "amp",
+    ],
+)
+def test_public_names_match(module):
+    ours = ember.cuda if not module else getattr(ember.cuda, module)
+    theirs = torch.cuda if not module else getattr(torch.cuda, module)
+    mine = set(ours.__all__)
+    want = set(getattr(theirs, "__all__", ()))
+    # NOTE: torch.cuda.__all__ leaves out exceptions and submodules that dir() shows
+    assert want - {"annotations", "ctypes", "torch"} <= mine
+    assert mine <= {n for n in dir(theirs) if not n.startswith("_")}
