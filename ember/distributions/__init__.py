@@ -18,21 +18,64 @@ Example:
 from ember.distributions import constraints
 from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.beta import Beta
+from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical
+from ember.distributions.cauchy import Cauchy
+from ember.distributions.chi2 import Chi2
+from ember.distributions.constraint_registry import biject_to, transform_to
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
 from ember.distributions.gamma import Gamma
+from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_cauchy import HalfCauchy
+from ember.distributions.half_normal import HalfNormal
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.kumaraswamy import Kumaraswamy
 from ember.distributions.laplace import Laplace
+from ember.distributions.log_normal import LogNormal
+from ember.distributions.logistic_normal import LogisticNormal
+from ember.distributions.multinomial import Multinomial
 from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.negative_binomial import NegativeBinomial
 from ember.distributions.normal import Normal
-from ember.distributions.one_hot_categorical import OneHotCategorical
+from ember.distributions.one_hot_categorical import (
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
+from ember.distributions.pareto import Pareto
 from ember.distributions.poisson import Poisson
+from ember.distributions.relaxed_bernoulli import RelaxedBernoulli
+from ember.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from ember.distributions.studentT import StudentT
+from ember.distributions.transformed_distribution import TransformedDistribution
+from ember.distributions.transforms import (
+    AbsTransform,
+    AffineTransform,
+    CatTransform,
+    ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
 from ember.distributions.uniform import Uniform
+from ember.distributions.weibull import Weibull
 
 __all__ = [
     "Bernoulli",
@@ -54,4 +97,44 @@ __all__ = [
     "constraints",
     "kl_divergence",
     "register_kl",
+    "Binomial",
+    "Cauchy",
+    "Chi2",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
+    "Multinomial",
+    "Pareto",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "StudentT",
+    "TransformedDistribution",
+    "Weibull",
+    "OneHotCategoricalStraightThrough",
+    "biject_to",
+    "transform_to",
+    "AbsTransform",
+    "AffineTransform",
+    "CatTransform",
+    "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "TanhTransform",
+    "Transform",
+    "identity_transform",
 ]

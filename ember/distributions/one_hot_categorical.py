@@ -10,7 +10,7 @@ from ember.distributions.utils import _EMPTY_SIZE
 from ember.nn.functional import one_hot
 from ember.tensor import Size
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -94,3 +94,21 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + self.batch_shape + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``OneHotCategorical`` with a straight-through gradient: ``rsample`` returns the one-hot
+    sample in the forward pass and the gradient of ``probs`` in the backward pass.
+
+    Example:
+        >>> d = OneHotCategoricalStraightThrough(probs=ember.tensor([0.0, 1.0]))
+        >>> d.rsample()
+        tensor([0., 1.])
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=_EMPTY_SIZE):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs  # cached by lazy_property, so grad-enabled
+        return samples + (probs - probs.detach())

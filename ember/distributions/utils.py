@@ -11,7 +11,15 @@ from ember.autograd import grad_mode as _gm
 from ember.ops._dispatch import xp_of
 from ember.tensor import Size, Tensor
 
-__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property"]
+__all__ = [
+    "broadcast_all",
+    "logits_to_probs",
+    "clamp_probs",
+    "probs_to_logits",
+    "lazy_property",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
 
 euler_constant = 0.5772156649015329  # Euler-Mascheroni constant
 _NUMBER = (int, float, backend.generic)
@@ -118,3 +126,42 @@ class lazy_property:  # noqa: N801  (PyTorch's name)
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _tril_index(n: int, diag: int):
+    """Row and column indices of the ``diag``-offset lower triangle, row by row."""
+    return ember.tril_indices(n, n, diag)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower triangle (from offset ``diag``) of the last two dimensions, row by row.
+
+    Example:
+        >>> tril_matrix_to_vec(ember.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor([1., 3., 4.])
+    """
+    rows, cols = _tril_index(mat.shape[-1], diag)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The square matrix whose ``diag``-offset lower triangle holds ``vec`` row by row, zeros
+    elsewhere; inverse of :func:`tril_matrix_to_vec`.
+
+    Example:
+        >>> vec_to_tril_matrix(ember.tensor([1.0, 3.0, 4.0]))
+        tensor([[1., 0.],
+                [3., 4.]])
+    """
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > float(ember.finfo(vec.dtype).eps):
+        raise ValueError(
+            f"The size of last dimension is {m} which cannot be expressed as "
+            "the lower triangular part of a square D x D matrix."
+        )
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    rows, cols = _tril_index(n, diag)
+    mat[..., rows, cols] = vec
+    return mat
