@@ -164,16 +164,17 @@ def test_fno1d_real_weights_viewed_as_complex():
 # ---- 3. a script's preamble ----------------------------------------------------------------------
 @pytest.fixture
 def restore_globals():
-    """The preamble sets process-wide state in both frameworks; put it back afterwards."""
+    """Scripts set process-wide state (threads, flags, default dtype); put it back afterwards."""
     saved = [
-        (lib, lib.get_num_threads(), lib.get_float32_matmul_precision(),
+        (lib, lib.get_default_dtype(), lib.get_num_threads(), lib.get_float32_matmul_precision(),
          lib.are_deterministic_algorithms_enabled(), lib.backends.cudnn.benchmark,
          lib.backends.cudnn.deterministic, lib.backends.cuda.matmul.allow_tf32,
          lib.backends.cudnn.allow_tf32)
         for lib in (torch, ember)
     ]  # fmt: skip
     yield
-    for lib, threads, precision, deterministic, bench, cudnn_det, tf32, cudnn_tf32 in saved:
+    for lib, dtype, threads, precision, deterministic, bench, cudnn_det, tf32, cudnn_tf32 in saved:
+        lib.set_default_dtype(dtype)
         lib.set_num_threads(threads)
         lib.set_float32_matmul_precision(precision)
         lib.use_deterministic_algorithms(deterministic)
@@ -418,9 +419,11 @@ def test_sparse_embeddings_sparse_adam():
     close(re_[2].to_dense(), rt[2].to_dense(), "sparse softmax")
 
 
-# ---- 9-11. autograd.grad with create_graph and L-BFGS; torch.func; scatter message passing --------
-def test_pinn_autograd_derivatives_lbfgs():
+# ---- 9-11. autograd.grad with create_graph and L-BFGS; torch.func; scatter message passing
+def test_pinn_autograd_derivatives_lbfgs(restore_globals):
     ne, nt, (me, mt) = pair(src.PINN)
+    assert ember.get_default_dtype() == ember.float64  # the program's first line
+    assert me.linears[0].weight.dtype == ember.float64
     x_f, t_f = rng.uniform(-1, 1, (30, 1)), rng.uniform(0, 1, (30, 1))
     x_u, t_u = rng.uniform(-1, 1, (10, 1)), np.zeros((10, 1))
     u = -np.sin(np.pi * x_u)

@@ -1266,6 +1266,8 @@ import math
 import torch
 import torch.nn as nn
 
+torch.set_default_dtype(torch.float64)
+
 
 class PINN(nn.Module):
     def __init__(self, layers=(2, 20, 20, 1)):
