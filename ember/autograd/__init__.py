@@ -7,6 +7,7 @@ from ember.autograd import (  # noqa: F401
     function,
     functional,
     grad_mode,
+    graph,
 )
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.engine import backward, grad  # noqa: F401

@@ -321,6 +321,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     state = _state
     prev = state.enabled
     state.enabled = create_graph
+    running[0] += 1
     try:
         if targets is None:  # every node runs (loss.backward()): the lean walk
             _walk(new, ready, buffers, leaves, retain_graph)
@@ -448,7 +449,21 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     _accumulate_leaf(t, g, create_graph, seen)
     finally:
         state.enabled = prev
+        running[0] -= 1
+    if final_callbacks and not running[0]:
+        _run_final_callbacks()
     return captured
+
+
+# Callbacks queued during a backward (``Variable._execution_engine.queue_callback``), run when
+# the outermost running backward finishes; ``running`` counts the backwards in progress.
+final_callbacks: list = []
+running = [0]
+
+
+def _run_final_callbacks():
+    while final_callbacks:
+        final_callbacks.pop(0)()
 
 
 def _walk(new, ready, buffers, leaves, retain_graph):

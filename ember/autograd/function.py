@@ -241,6 +241,8 @@ def _unpack(node, s):
         return t
     if kind is _SavedValue:
         return s.value
+    if kind is _SavedHooked:
+        return s.unpack(node)
     return s
 
 
@@ -284,6 +286,86 @@ class _SavedOutput:
         self.version = vc[0]
         self.nr = nr
         self.requires_grad = requires_grad
+
+
+# ---- saved-tensor hooks (``ember.autograd.graph.saved_tensors_hooks``) --------------------------
+# The active (pack_hook, unpack_hook) pairs, innermost last; only the innermost applies. Every
+# path that records saved tensors checks this list once (empty: nothing else runs).
+saved_hooks_stack: list = []
+
+
+class _SavedHooked:
+    """A saved tensor that went through a pack hook: the packed value, the unpack hook paired
+    with it, and the autograd identity of the tensor it stands for, re-attached on unpack (as
+    torch: the version counter is not checked then)."""
+
+    __slots__ = ("packed", "unpack_hook", "source", "nr", "leaf")
+
+    def unpack(self, node):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(t).__name__}"
+            )
+        src = self.source
+        if src is None:  # a constant, or a tensor outside the graph
+            return t
+        if self.leaf:  # gradients must reach the leaf itself (create_graph)
+            return src if _state.enabled else t
+        out = _wrap(t._data)
+        out._requires_grad = True
+        out._grad_fn = node if src == "output" else src
+        if self.nr:
+            out._output_nr = self.nr
+        return out
+
+
+def apply_saved_hooks(node) -> None:
+    """Pass every tensor ``node`` saved through the innermost pack hook (under ``no_grad``, as
+    torch); called right after ``node._saved`` is built when ``saved_hooks_stack`` is set."""
+    pack, unpack = saved_hooks_stack[-1]
+    entries = []
+    prev = _state.enabled
+    _state.enabled = False
+    try:
+        for s in node._saved:
+            kind = s.__class__
+            if kind is tuple:
+                t = s[0]
+            elif kind is _SavedOutput or kind is Tensor or isinstance(s, Tensor):
+                t = _unpack(node, s)
+            else:  # None or a non-tensor value: kept as is
+                entries.append(s)
+                continue
+            h = _new(_SavedHooked)
+            h.unpack_hook = unpack
+            h.nr = t._output_nr
+            h.leaf = False
+            if kind is _SavedOutput:
+                h.source = "output" if s.requires_grad else None
+            elif not t._requires_grad:
+                h.source = None
+            elif t._grad_fn is None:
+                h.source = t
+                h.leaf = True
+            else:
+                h.source = t._grad_fn
+            version = t._vc[0]
+            h.packed = pack(t)
+            if t._vc[0] != version:
+                raise RuntimeError(
+                    "A saved tensor pack hook is modifying its input in place. Tensors provided "
+                    "as input to pack hook cannot be modified by in-place operations as this can "
+                    "lead to unexpected side-effects. Please open an issue if you need to "
+                    "perform in-place operations on the input to a pack hook."
+                )
+            entries.append(h)
+    finally:
+        _state.enabled = prev
+    # a tuple, not a list: fast paths that read ``_saved`` directly (``ops/linear.py``) then
+    # take the general path through ``saved_tensors``
+    node._saved = tuple(entries)
 
 
 class _NoGradCtx:
@@ -556,6 +638,8 @@ def _record(ctx, nxt, needs, args, raw, out):
             ctx._saved = [s]
         else:
             ctx._saved = [_save(x, args, raw, (raw_out,), (t,)) for x in to_save]
+        if saved_hooks_stack:
+            apply_saved_hooks(ctx)
     return t
 
 
@@ -602,6 +686,8 @@ def _record_general(ctx, args, raw, out):
     if to_save is not None:
         ctx._to_save = None
         ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
+        if saved_hooks_stack:
+            apply_saved_hooks(ctx)
     return tuple(results) if multi else results[0]
 
 
@@ -715,6 +801,8 @@ def _apply_tensors(cls, *args, **kwargs):
         ctx._to_save = None
         raw = [a._data if isinstance(a, Tensor) else a for a in args]
         ctx._saved = [_save(x, args, raw, outs, results) for x in to_save]
+        if saved_hooks_stack:
+            apply_saved_hooks(ctx)
     return tuple(results) if multi else results[0]
 
 

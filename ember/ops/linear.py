@@ -20,7 +20,13 @@ import math
 from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd import grad_mode as _gm
-from ember.autograd.function import Function, _seq, refresh_stale_view
+from ember.autograd.function import (
+    Function,
+    _seq,
+    apply_saved_hooks,
+    refresh_stale_view,
+    saved_hooks_stack,
+)
 from ember.ops._dispatch import cj, xp_of
 from ember.ops.addmm import _check_expand
 from ember.ops.broadcast import _broadcast_pair
@@ -221,6 +227,8 @@ def _linear_2d(cls, input: Tensor, weight: Tensor, bias: Tensor | None, dt) -> T
     ctx._seq = next(_seq)
     ctx._out_meta = ((out.shape, dt),)
     ctx._saved = [(input, input._vc[0]), (weight, weight._vc[0])]  # save_for_backward(x, w)
+    if saved_hooks_stack:
+        apply_saved_hooks(ctx)
     t._requires_grad = True
     t._grad_fn = ctx
     return t
