@@ -63,9 +63,8 @@ def fuse_conv_bn_weights(
     Example:
         >>> w, b = fuse_conv_bn_weights(ember.ones(3, 2, 1), None, ember.zeros(3),
         ...                             ember.full((3,), 3.0), 1.0, None, None)
-        >>> w[:, 0, 0], b
-        (tensor([0.5000, 0.5000, 0.5000], grad_fn=<SelectBackward0>), Parameter containing:
-        tensor([0., 0., 0.], requires_grad=True))
+        >>> w[:, 0, 0].tolist(), b.tolist()
+        ([0.5, 0.5, 0.5], [0.0, 0.0, 0.0])
     """
     w_dtype = conv_w.dtype
     b_dtype = conv_b.dtype if conv_b is not None else w_dtype
