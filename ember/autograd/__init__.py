@@ -8,6 +8,15 @@ from ember.autograd import (  # noqa: F401
     functional,
     grad_mode,
     graph,
+    profiler,
+    variable,
+)
+from ember.autograd._modes import (  # noqa: F401
+    enforce_grad_layout_policy,
+    is_multithreading_enabled,
+    is_tensor_like,
+    is_view_replay_enabled,
+    set_multithreading_enabled,
 )
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from ember.autograd.engine import backward, grad  # noqa: F401
@@ -21,10 +30,13 @@ from ember.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from ember.autograd.variable import Variable  # noqa: F401
+from ember.profiler import ProfilerActivity, kineto_available  # noqa: F401
 
 # torch.autograd's names (GradcheckError, once_differentiable and the grad-mode queries are
 # reachable here for ember's own code, as torch has them in its submodules)
 __all__ = [
+    "Variable",
     "Function",
     "backward",
     "detect_anomaly",
@@ -36,4 +48,8 @@ __all__ = [
     "no_grad",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
+    "enforce_grad_layout_policy",
+    "variable",
+    "grad_mode",
 ]
