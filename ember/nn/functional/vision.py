@@ -8,6 +8,7 @@ import warnings
 
 from ember import _autocast as _ac
 from ember import _dtype, backend
+from ember.ops import antialias as _aa
 from ember.ops import grid_sample as _grid
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
@@ -201,7 +202,9 @@ def interpolate(
     ``mode``: ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-D input), ``'bilinear'`` and
     ``'bicubic'`` (4-D), ``'trilinear'`` (5-D), ``'area'`` (adaptive average pooling). With
     ``scale_factor`` and no ``recompute_scale_factor`` the source coordinates use
-    ``1 / scale_factor`` (not ``in / out``), as PyTorch. ``antialias=True`` is not implemented.
+    ``1 / scale_factor`` (not ``in / out``), as PyTorch. ``antialias=True`` (4-D input,
+    ``'bilinear'``, ``'bicubic'`` or ``'lanczos'``, which requires it) widens the filter by the
+    downscale factor, as PyTorch (float32/float64 inputs).
 
     Example:
         >>> x = ember.tensor([[[1.0, 2.0]]])
@@ -278,6 +281,11 @@ def interpolate(
             "and requires a 4-D tensor as input"
         )
     rank = input.dim()
+    if mode == "lanczos" and rank == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if (
         mode in ("linear", "bilinear", "trilinear")
         and rank in (3, 4, 5)
@@ -288,17 +296,13 @@ def interpolate(
         )
     if (
         rank not in (3, 4, 5)
-        or mode not in ("nearest", "nearest-exact", "area", *_MODE_RANK)
+        or mode not in ("nearest", "nearest-exact", "area", "lanczos", *_MODE_RANK)
         or _MODE_RANK.get(mode, rank) != rank
+        or (mode == "lanczos" and rank != 4)
     ):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {rank}D) for the "
             f"modes: {_MODES} (got {mode})"
-        )
-    if antialias:
-        raise NotImplementedError(
-            f"interpolate(): antialias=True ({mode}) is not implemented in ember; resize "
-            "without it, or low-pass filter first (e.g. avg_pool2d) when downsampling"
         )
     names = "DHW"[3 - dim :]
     if mode != "area":
@@ -328,6 +332,8 @@ def interpolate(
         )
         name = f"Upsample{'NearestExact' if exact else 'Nearest'}{dim}DBackward0"
         return _vision.nearest_node(name).apply(input, index, tuple(spatial))
+    if antialias:
+        return _interpolate_aa(input, mode, spatial, out_size, align_corners, scales)
     if not input.is_floating_point():
         raise NotImplementedError(
             f'"{_RESAMPLE_NODE.get(mode, mode)}" not implemented for '
@@ -346,6 +352,32 @@ def interpolate(
     else:
         name = _RESAMPLE_NODE[mode]
     mats_t = tuple(None if m is None else m.T for m in mats)
+    return _vision.resample_node(name).apply(input, mats, mats_t)
+
+
+def _interpolate_aa(input, mode, spatial, out_size, align_corners, scales) -> Tensor:
+    """Antialiased bilinear / bicubic / lanczos of a 4-D input: one weight matrix per axis
+    (``ops.antialias``), applied by the same linear ``Resample`` node as the plain modes."""
+    dtype = input._data.dtype
+    if dtype.kind != "f" or dtype.itemsize < 4:
+        # NOTE: matches torch: its weight builder dispatches on float32/float64 only
+        # (uint8 has a separate fixed-point kernel, not reproduced here)
+        raise NotImplementedError(
+            f"\"compute_index_ranges_weights\" not implemented for '{_TNAME[dtype.name]}'"
+        )
+    mats = tuple(
+        # NOTE: matches torch: an axis whose size is unchanged is not resampled
+        None if n == o else _aa.antialias_matrix(mode, n, o, align_corners, s, dtype.name)
+        for n, o, s in zip(spatial, out_size, scales)
+    )
+    name = f"Upsample{mode.capitalize()}2DAaBackward0"
+    mats_t = tuple(None if m is None else m.T for m in mats)
+    (h, _), (oh, ow) = spatial, out_size
+    if ow == 1 and oh != h:
+        # NOTE: matches torch: its vertical pass into a width-1 output gives every row the
+        # first row's result (its backward uses the true weights: the gradient stays the
+        # true map's transpose, as torch's)
+        mats = (_aa.first_row_matrix(mode, h, oh, align_corners, scales[0], dtype.name), mats[1])
     return _vision.resample_node(name).apply(input, mats, mats_t)
 
 
