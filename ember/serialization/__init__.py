@@ -236,9 +236,11 @@ def save(
             raise RuntimeError(
                 "Cannot use skip_data=True with _use_new_zipfile_serialization=False"
             )
-        raise NotImplementedError(
-            "ember.save writes the zip checkpoint format only "
-            "(_use_new_zipfile_serialization=False is not supported)"
+        from ember.serialization import _legacy_save
+
+        pickle_bytes, storages = _legacy_save.legacy_bytes(obj, pickle_module, pickle_protocol)
+        return _write_to(
+            f, lambda file, sync=None: _legacy_save.write_legacy(file, pickle_bytes, storages)
         )
     # Pickle first, in memory: a failure here happens before any file is touched.
     buf = io.BytesIO()
@@ -252,6 +254,10 @@ def save(
         _write_zip(file, archive, pickle_bytes, storages, not _disable_byteorder_record, sync)
         file.flush()
 
+    _write_to(f, write)
+
+
+def _write_to(f, write) -> None:
     if _is_path(f):
         atomic_write(f, write, "ember.save")
     elif hasattr(f, "write"):
