@@ -21,3 +21,9 @@ __all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
 __all__ += ["ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
 __all__ += ["LBFGS"]
 __all__ += ["SparseAdam"]
+from ember.optim.adafactor import Adafactor  # noqa: E402
+
+__all__ += ["Adafactor"]
+from ember.optim.muon import Muon  # noqa: E402
+
+__all__ += ["Muon"]
