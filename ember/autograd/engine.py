@@ -399,6 +399,9 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 continue
             if t._hooks:
                 g = _run_leaf_hooks(t, g)
+                # a hook may keep the gradient it saw: .grad gets a copy, as torch's (which
+                # steals a gradient only when nothing else references it)
+                seen.add(id(g._data))
             if targets is not None:
                 for i in targets.get((t, 0), ()):
                     captured[i] = g

@@ -53,8 +53,6 @@ class Variable(metaclass=VariableMeta):
     _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
-        if volatile and requires_grad:
-            raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if volatile:
             import warnings
 
@@ -63,6 +61,8 @@ class Variable(metaclass=VariableMeta):
                 UserWarning,
                 stacklevel=2,
             )
+            if requires_grad:  # NOTE: matches torch: the warning comes first
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
         if data is None:
             from ember.ops.creation import empty
 
