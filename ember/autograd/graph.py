@@ -199,7 +199,7 @@ def allow_mutation_on_saved_tensors():
         >>> with ember.autograd.graph.allow_mutation_on_saved_tensors():
         ...     a = x.clone()
         ...     y = (a * a).sum()
-        ...     a.mul_(3)
+        ...     _ = a.mul_(3)
         ...     y.backward()
         >>> x.grad
         tensor([2., 2.])
