@@ -54,8 +54,8 @@ class Geometric(Distribution):
                 invalid = value.detach()[~valid]
                 raise ValueError(
                     f"Expected parameter probs ({type(value).__name__} of shape "
-                    f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
-                    f"{constraints.interval(0.0, 1.0)!r}, but found invalid values:\n{invalid}"
+                    f"{tuple(value.shape)}) of distribution {self!r} "
+                    f"to be positive but found invalid values:\n{invalid}"
                 )
 
     def expand(self, batch_shape, _instance=None):

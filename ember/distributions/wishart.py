@@ -9,6 +9,7 @@ import warnings
 import ember
 from ember.distributions import constraints
 from ember.distributions.chi2 import Chi2
+from ember.distributions.distribution import _fmt
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.multivariate_normal import _precision_to_scale_tril
 from ember.distributions.utils import _EMPTY_SIZE, _NUMBER, lazy_property
@@ -86,7 +87,8 @@ class Wishart(ExponentialFamily):
         event_shape = param.shape[-2:]
         if bool(self.df.le(event_shape[-1] - 1).any()):
             raise ValueError(
-                f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}."
+                f"Value of df={_fmt(df)} expected to be greater than ndim - 1 = "
+                f"{event_shape[-1] - 1}."
             )
         if scale_tril is not None:
             self.scale_tril = param.expand(batch_shape + (-1, -1))
