@@ -55,8 +55,8 @@ class Transform:
 
     Example:
         >>> t = ExpTransform()
-        >>> t.inv(t(ember.tensor([0.0, 1.0])))
-        tensor([0., 1.])
+        >>> t.inv(t(ember.tensor([0.0, 2.0])))
+        tensor([0., 2.])
     """
 
     bijective = False

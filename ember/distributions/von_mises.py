@@ -98,7 +98,7 @@ class VonMises(Distribution):
 
     Example:
         >>> VonMises(ember.tensor([0.0]), ember.tensor([1.0])).log_prob(ember.tensor([0.0]))
-        tensor([-1.0750])
+        tensor([-1.0738])
     """
 
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
