@@ -291,6 +291,22 @@ def test_legacy_constructor():
     assert ember.Tensor().shape == (0,)
 
 
+def test_legacy_constructor_follows_the_default_dtype():
+    # as torch's: nerf-pytorch's torch.Tensor([1e10]) is float64 under set_default_dtype(float64)
+    ember.set_default_dtype(ember.float64)
+    try:
+        assert ember.Tensor([1e10]).dtype is ember.float64
+        assert ember.Tensor(2, 3).dtype is ember.float64 and ember.Tensor().dtype is ember.float64
+        assert ember.FloatTensor([1.0]).dtype is ember.float32
+        assert ember.Tensor([0.1]).item() == 0.1
+    finally:
+        ember.set_default_dtype(ember.float32)
+    # Tensor(tensor) shares the tensor's data, whatever its dtype
+    x = ember.ones(2, dtype=ember.float64)
+    y = ember.Tensor(x)
+    assert y.dtype is ember.float64 and y._data is x._data
+
+
 def test_clone_contiguous_copy():
     x = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
     c = x.clone()

@@ -417,22 +417,25 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 
 def _legacy_new(cls, *args, **kwargs):
-    """``Tensor(*sizes)`` (uninitialized float32), ``Tensor(data)`` or ``Tensor()`` (empty)."""
+    """``Tensor(*sizes)`` (uninitialized), ``Tensor(data)`` or ``Tensor()`` (empty), in the
+    default dtype; ``Tensor(tensor)`` shares the tensor's data, whatever its dtype."""
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"Tensor() got unexpected keyword arguments {sorted(kwargs)}")
     t = object.__new__(cls)
+    # NOTE: matches torch: the legacy constructor follows set_default_dtype (float32 unless set)
+    npd = _dtype.get_default_dtype()._np
     if not args:
-        data = _xp(device).empty((0,), dtype=_dtype.float32._np)
+        data = _xp(device).empty((0,), dtype=npd)
     elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        data = _xp(device).empty(tuple(args), dtype=_dtype.float32._np)
+        data = _xp(device).empty(tuple(args), dtype=npd)
     elif len(args) == 1 and isinstance(args[0], Tensor):
-        src = args[0]
-        if src.dtype is not _dtype.float32:
-            raise TypeError(f"expected ember.float32 (got {src.dtype})")
-        data = src._data
+        data = args[0]._data
     elif len(args) == 1:
-        arr = _to_numpy_tree(args[0]).astype(_dtype.float32._np)
+        arr = _to_numpy_tree(args[0])
+        if npd.itemsize == 2:  # half types: Python floats round through float32, as tensor()
+            arr = arr.astype(_dtype.float32._np)
+        arr = arr.astype(npd)
         xp = _xp(device)
         data = arr if xp is _cpu else xp.from_numpy(arr)
     else:
