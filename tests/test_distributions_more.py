@@ -993,3 +993,51 @@ def test_public_names_match_torch():
     if TD is not None:
         assert set(TD.__all__) <= set(ED.__all__)
         assert set(TTR.__all__) == set(ETR.__all__)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(CASES))
+def test_float32_dtypes_and_values_match_torch(name):
+    params = {
+        k: (v.astype(np.float32) if isinstance(v, np.ndarray) else v)
+        for k, v in CASES[name][0]().items()
+    }
+
+    def build(lib, D):
+        ts = {k: (lib.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in params.items()}
+        return getattr(D, _cls(name))(**ts)
+
+    e, t = build(ember, ED), build(torch, TD)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's Wishart warns on every draw
+        es, ts = e.sample((2,)), t.sample((2,))
+    assert str(es.dtype).split(".")[-1] == str(ts.dtype).split(".")[-1]
+    assert tuple(es.shape) == tuple(ts.shape)
+    v = _value(name, t).astype(np.float32)
+    el, tl = e.log_prob(ember.tensor(v)), t.log_prob(torch.tensor(v))
+    assert str(el.dtype).split(".")[-1] == str(tl.dtype).split(".")[-1]
+    _close(el, tl, rtol=2e-4, atol=2e-4, what="float32 log_prob")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a, b: ED.StudentT(b.exp() + 1, a, b.exp()),
+        lambda a, b: ED.Gumbel(a, b.exp()),
+        lambda a, b: ED.LogNormal(a, b.exp()),
+        lambda a, b: ED.VonMises(a, b.exp()),
+        lambda a, b: ED.Kumaraswamy(a.exp(), b.exp()),
+        lambda a, b: ED.LowRankMultivariateNormal(a, b.unsqueeze(-1), b.exp()),
+    ],
+    ids=["StudentT", "Gumbel", "LogNormal", "VonMises", "Kumaraswamy", "LowRankMVN"],
+)
+def test_log_prob_gradgradcheck(make):
+    a = ember.tensor(RNG.normal(size=3) * 0.3, dtype=ember.float64, requires_grad=True)
+    b = ember.tensor(RNG.normal(size=3) * 0.3, dtype=ember.float64, requires_grad=True)
+    v = ember.tensor(RNG.uniform(0.2, 0.8, size=(2, 3)), dtype=ember.float64)
+
+    def f(a, b):
+        return make(a, b).log_prob(v)
+
+    assert ember.autograd.gradcheck(f, (a, b))
+    assert ember.autograd.gradgradcheck(f, (a, b))
