@@ -203,3 +203,23 @@ def test_checkpoint_sequential_matches_torch(reentrant):
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-9)
     for p, q in zip(e.parameters(), t.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_non_reentrant_identity_and_captured_tensor():
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    h = x * 2  # made before the call and captured by the closure, not passed
+    y = ck.checkpoint(lambda t: (t, (t * h).sum()), x * 1, use_reentrant=False)
+    (y[0].sum() + y[1]).backward()
+    # d/dx [sum(x) + sum(x * 2x)] = 1 + 4x
+    np.testing.assert_allclose(x.grad.numpy(), 1 + 4 * x.detach().numpy(), rtol=1e-12)
+    x.grad = None
+    y = ck.checkpoint(lambda t: t, x, use_reentrant=False)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones(3))
+
+
+def test_no_grad_and_nothing_requiring_grad_give_plain_outputs():
+    x = ember.randn(3, requires_grad=True)
+    with ember.no_grad():
+        assert not ck.checkpoint(lambda t: t * 2, x, use_reentrant=False).requires_grad
+    assert not ck.checkpoint(lambda t: t * 2, ember.ones(3), use_reentrant=False).requires_grad

@@ -355,7 +355,6 @@ def _checkpoint_without_reentrant(
     seen_src: set = set()
     seen_nodes: set = set()
     stack = []
-    outside = False
 
     def add_leaf(t):
         if id(t) in seen_src:
@@ -368,6 +367,21 @@ def _checkpoint_without_reentrant(
         else:
             sources.append(t)
             edges.append(_fn.edge(t))
+
+    def add_outside(e):
+        # A tensor made before the call that the call read without receiving it (a captured
+        # closure variable, a tensor inside an argument object): the gradient for it is taken
+        # at its graph position, through a handle tensor with its node and output number.
+        key = (id(e[0]), e[1])
+        if key in seen_src:
+            return
+        seen_src.add(key)
+        handle = ember.zeros(())
+        handle._requires_grad = True
+        handle._grad_fn = e[0]
+        handle._output_nr = e[1]
+        sources.append(handle)
+        edges.append(e)
 
     for o in flat:
         if o.requires_grad:
@@ -387,14 +401,10 @@ def _checkpoint_without_reentrant(
             if isinstance(tgt, Tensor):
                 add_leaf(tgt)
             elif tgt._seq < start:
-                outside = True  # a captured non-leaf tensor's history
+                add_outside(e)
             else:
                 stack.append(tgt)
     if not sources:
-        return out
-    if outside:
-        # The call reads a tensor made before it (not an argument) whose history we cannot
-        # re-enter: keep this call's graph (correct gradients, no memory saved).
         return out
     ctx = _NonReentrantCheckpoint._Node()
     ctx.set_materialize_grads(False)
