@@ -494,7 +494,14 @@ def test_node_edges_and_versions():
         assert x._version == v + 2
         assert y.grad_fn.name() == "MulBackward0"
         assert y.grad_fn.next_functions[0][0].variable is x
-    assert set(EG.__all__) <= set(TG.__all__)
+    assert EG.__all__ == TG.__all__
+    for b in (0.5, 2, "x"):
+        _parity(
+            lambda b=b: EG.region_activation_memory_budget(b).__enter__(),
+            lambda b=b: TG.region_activation_memory_budget(b).__enter__(),
+        )
+    assert EG.set_warn_on_accumulate_grad_stream_mismatch(False) is None
+    assert EG.set_override_stale_capture_stream(True) is None
 
 
 # ---- Variable, profiler, switches -------------------------------------------------------------

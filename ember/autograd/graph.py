@@ -28,6 +28,9 @@ __all__ = [
     "GradientEdge",
     "get_gradient_edge",
     "increment_version",
+    "region_activation_memory_budget",
+    "set_warn_on_accumulate_grad_stream_mismatch",
+    "set_override_stale_capture_stream",
 ]
 
 
@@ -267,3 +270,44 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     return _MultiHandle(
         [t.register_hook(make_hook(i)) for i, t in enumerate(tensors) if t.requires_grad]
     )
+
+
+@contextlib.contextmanager
+def region_activation_memory_budget(budget: float):
+    """torch.compile's activation-memory budget for a region; outside a compiled region (and
+    ember compiles nothing) torch refuses it, and so does ember.
+
+    Example:
+        >>> try:
+        ...     with ember.autograd.graph.region_activation_memory_budget(0.5):
+        ...         pass
+        ... except RuntimeError:
+        ...     pass
+    """
+    name = "ember.autograd.graph.region_activation_memory_budget"
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError(f"{name}: expects a float, got {type(budget).__name__}")
+    if not 0 <= budget <= 1:
+        raise ValueError(f"{name}: must be in [0, 1], got {budget}")
+    raise RuntimeError(
+        f"{name} can only be used inside a torch.compile region; it has no effect in eager mode."
+    )
+    yield  # pragma: no cover
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled: bool) -> None:
+    """Whether to warn when a gradient reaches a leaf from another CUDA stream: ember runs no
+    streams, so there is never anything to warn about.
+
+    Example:
+        >>> ember.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False)
+    """
+
+
+def set_override_stale_capture_stream(enabled: bool) -> None:
+    """How autograd treats a stale stream during CUDA graph capture: ember captures no CUDA
+    graphs, so the setting has nothing to act on.
+
+    Example:
+        >>> ember.autograd.graph.set_override_stale_capture_stream(True)
+    """
