@@ -54,8 +54,12 @@ def pair_own_dtype(source, factory="make_model", *args):
     nt, ne = load(source, torch), load(source, ember)
     torch.manual_seed(0)
     mt, me = nt[factory](*args), ne[factory](*args)
-    copy_weights(mt, me)
-    return ne, nt, (me, mt)
+    if not isinstance(mt, tuple):
+        copy_weights(mt, me)
+        return ne, nt, (me, mt)
+    for a, b in zip(me, mt, strict=True):
+        copy_weights(b, a)
+    return ne, nt, tuple(zip(me, mt))
 
 
 # ---- 1. GCN --------------------------------------------------------------------------------------
@@ -462,3 +466,23 @@ def test_point_cloud_message_passing():
     edges_e, edges_t = ne["knn_graph"](e(pos), 4), nt["knn_graph"](t(pos), 4)
     close(edges_e, edges_t, "k-nearest-neighbour graph")
     steps(ne, nt, me, mt, 3, "train_step", pos, batch, y)
+
+
+def test_nerf_volume_rendering_hierarchical_sampling(restore_globals):
+    # The harness runs NeRF in float64 through the default dtype (its torch.Tensor([1e10]),
+    # torch.ones and torch.linspace follow it): in float32, sample_pdf divides cdf differences
+    # as small as 1e-5, so rounding alone moves the fine samples by 1e-3 in either framework.
+    torch.set_default_dtype(torch.float64)
+    ember.set_default_dtype(ember.float64)
+    ne, nt, ((ce, ct), (fe, ft)) = pair(src.NERF, "make_models")
+    me, mt = ember.nn.ModuleList([ce, fe]), torch.nn.ModuleList([ct, ft])
+    rays_o = rng.standard_normal((6, 3)) * 0.1
+    rays_d = rng.standard_normal((6, 3)) + [0, 0, 2]
+    target = rng.uniform(0, 1, (6, 3))
+    oe, ot = ne["make_optimizer"](me), nt["make_optimizer"](mt)
+    for step in range(3):
+        out_e = ne["train_step"](me, oe, e(rays_o), e(rays_d), e(target))
+        out_t = nt["train_step"](mt, ot, t(rays_o), t(rays_d), t(target))
+        close(out_e, out_t, f"loss, psnr, fine samples, disparity, step {step}")
+        close_grads(me, mt)
+    close_state(me, mt)
