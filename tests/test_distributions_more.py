@@ -1041,3 +1041,34 @@ def test_log_prob_gradgradcheck(make):
 
     assert ember.autograd.gradcheck(f, (a, b))
     assert ember.autograd.gradgradcheck(f, (a, b))
+
+
+SCALAR = {
+    "Cauchy": (0.0, 1.0),
+    "Chi2": (3.0,),
+    "ContinuousBernoulli": (0.3,),
+    "FisherSnedecor": (3.0, 4.0),
+    "GeneralizedPareto": (0.0, 1.0, 0.2),
+    "Geometric": (0.3,),
+    "Gumbel": (0.0, 1.0),
+    "HalfCauchy": (1.0,),
+    "HalfNormal": (1.0,),
+    "InverseGamma": (3.0, 4.0),
+    "Kumaraswamy": (1.0, 2.0),
+    "LogNormal": (0.0, 1.0),
+    "LogisticNormal": (0.0, 1.0),
+    "Pareto": (1.0, 2.0),
+    "StudentT": (3.0,),
+    "VonMises": (0.0, 1.0),
+    "Weibull": (1.0, 2.0),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(SCALAR))
+def test_number_parameters_sample_as_torch(name):
+    e, t = getattr(ED, name)(*SCALAR[name]), getattr(TD, name)(*SCALAR[name])
+    for shape in ((), (3,)):
+        es = e.rsample(shape) if e.has_rsample else e.sample(shape)
+        ts = t.rsample(shape) if t.has_rsample else t.sample(shape)
+        assert tuple(es.shape) == tuple(ts.shape) and str(es.dtype)[-7:] == str(ts.dtype)[-7:]

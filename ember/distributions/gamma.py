@@ -27,6 +27,7 @@ class _StandardGamma(Function):
     def forward(ctx, alpha):
         xp = xp_of(alpha)
         x = _gen(None)._rng.standard_gamma(alpha.astype(xp.float64))
+        x = xp.asarray(x)  # a 0-d alpha gives a Python float
         x = x.astype(alpha.dtype, copy=False)
         # small alphas underflow to 0; keep samples inside the support's interior
         x = xp.maximum(x, xp.finfo(alpha.dtype).tiny)

@@ -70,26 +70,25 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
     draws: each round redraws only the still-rejected ones."""
     xp = xp_of(loc)
     rng = _gen(None)._rng
-    loc = xp.broadcast_to(loc, shape)
-    conc = xp.broadcast_to(concentration, shape)
-    r = xp.broadcast_to(proposal_r, shape)
-    x = xp.empty(shape, dtype=xp.float64)
-    todo = xp.ones(shape, dtype=bool)
-    while todo.any():
-        idx = xp.nonzero(todo)
-        n = idx[0].size if idx else 1
-        u1, u2, u3 = rng.random((3, n))
-        ri, ci = r[idx], conc[idx]
+    # flat views: every draw is independent, so work on 1-d arrays and reshape at the end
+    loc = xp.broadcast_to(loc, shape).reshape(-1)
+    conc = xp.broadcast_to(concentration, shape).reshape(-1)
+    r = xp.broadcast_to(proposal_r, shape).reshape(-1)
+    x = xp.empty(loc.shape, dtype=xp.float64)
+    todo = xp.arange(loc.size)
+    while todo.size:
+        u1, u2, u3 = rng.random((3, todo.size))
+        ri, ci = r[todo], conc[todo]
         z = xp.cos(math.pi * u1)
         f = (1 + ri * z) / (ri + z)
         c = ci * (ri - f)
         with xp.errstate(divide="ignore", invalid="ignore"):
             accept = ((c * (2 - c) - u2) > 0) | ((xp.log(c / u2) + 1 - c) >= 0)
         vals = xp.sign(u3 - 0.5) * xp.arccos(xp.clip(f, -1.0, 1.0))
-        sub = tuple(i[accept] for i in idx)
-        x[sub] = vals[accept]
-        todo[sub] = False
-    return (x + math.pi + loc) % (2 * math.pi) - math.pi
+        x[todo[accept]] = vals[accept]
+        todo = todo[~accept]
+    x = ((x + math.pi + loc) % (2 * math.pi) - math.pi).reshape(shape)
+    return x
 
 
 class VonMises(Distribution):
