@@ -413,6 +413,8 @@ def norm_except_dim(v, pow=2, dim=0) -> Tensor:  # noqa: A002  (ATen's name)
         return ember.linalg.vector_norm(v, pow)
     d = dim % v.ndim
     dims = [i for i in range(v.ndim) if i != d]
+    if not dims:  # 1-D: one norm per element (an empty dim list would mean all dims)
+        return ember.linalg.vector_norm(v.unsqueeze(-1), pow, -1)
     return ember.linalg.vector_norm(v, pow, dims, keepdim=True)
 
 
