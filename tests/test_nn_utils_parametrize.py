@@ -446,3 +446,51 @@ def test_memory_format_conversion_returns_the_module():
     m = ember.nn.Sequential(ember.nn.Conv2d(2, 2, 3))
     assert ember.nn.utils.convert_conv2d_weight_memory_format(m, ember.channels_last) is m
     assert ember.nn.utils.convert_conv3d_weight_memory_format(m, ember.channels_last_3d) is m
+
+
+@needs_torch
+@pytest.mark.parametrize("omap", ["matrix_exp", "cayley"])
+def test_orthogonal_complex_unitary_matches_torch(omap):
+    torch.manual_seed(0)
+
+    class EM(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = ember.nn.Parameter(ember.zeros(3, 3, dtype=ember.complex128))
+
+    class TM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(3, 3, dtype=torch.complex128))
+
+    t = TP.orthogonal(TM(), "w", orthogonal_map=omap)
+    e = EP.orthogonal(EM(), "w", orthogonal_map=omap)
+    e.load_state_dict(to_ember(t.state_dict()))
+    close(e.w, t.w)
+    c = np.arange(9.0).reshape(3, 3)
+    (e.w.real * ember.tensor(c)).sum().backward()
+    (t.w.real * torch.tensor(c)).sum().backward()
+    close(e.parametrizations.w.original.grad, t.parametrizations.w.original.grad, 1e-8, 1e-10)
+
+
+@needs_torch
+def test_checkpoint_files_cross_both_ways_with_metadata():
+    import io
+
+    t = torch.nn.utils.spectral_norm(torch.nn.Linear(3, 2))
+    e = EP.weight_norm(ember.nn.utils.spectral_norm(ember.nn.Linear(3, 2)), "bias")
+    t = TP.weight_norm(t, "bias")
+    buf = io.BytesIO()
+    ember.save(e.state_dict(), buf)
+    buf.seek(0)
+    sd = torch.load(buf)
+    assert sd._metadata[""]["spectral_norm"] == {"weight.version": 1}
+    t.load_state_dict(sd)
+    buf = io.BytesIO()
+    torch.save(t.state_dict(), buf)
+    buf.seek(0)
+    e.load_state_dict(ember.load(buf))
+    e.eval()
+    t.eval()
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    close(e(ember.tensor(x)), t(torch.tensor(x)), 1e-6, 1e-7)

@@ -223,3 +223,24 @@ def test_no_grad_and_nothing_requiring_grad_give_plain_outputs():
     with ember.no_grad():
         assert not ck.checkpoint(lambda t: t * 2, x, use_reentrant=False).requires_grad
     assert not ck.checkpoint(lambda t: t * 2, ember.ones(3), use_reentrant=False).requires_grad
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_activations_are_freed_after_forward(reentrant):
+    import gc
+    import weakref
+
+    lin = ember.nn.Linear(4, 4)
+    refs = []
+
+    def f(x):
+        h = lin(x)
+        refs.append(weakref.ref(h))
+        return h.relu() * 2
+
+    x = ember.randn(3, 4, requires_grad=True)
+    y = ck.checkpoint(f, x * 1, use_reentrant=reentrant)
+    gc.collect()
+    assert refs[0]() is None  # the intermediate is gone: only inputs are kept
+    y.sum().backward()
+    assert lin.weight.grad is not None
