@@ -570,3 +570,17 @@ def test_autograd_profiler():
     assert list(prof2.key_averages()) == []
     with P.emit_nvtx(), P.emit_itt(record_shapes=True):
         pass
+
+
+@needs_torch
+def test_grad_through_gradient_edges():
+    res = []
+    for lib, G in ((ember, EG), (torch, TG)):
+        x = lib.tensor(A, requires_grad=True)
+        y = x.exp()
+        z = (y * y.sin()).sum()
+        r1 = lib.autograd.grad(z, G.get_gradient_edge(y), retain_graph=True)
+        r2 = lib.autograd.grad(z, [G.get_gradient_edge(x), y], retain_graph=True)
+        r3 = lib.autograd.grad(G.get_gradient_edge(y), x, lib.ones(3, dtype=lib.float64))
+        res.append((r1, r2, r3))
+    _same(res[0], res[1])

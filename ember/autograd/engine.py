@@ -150,8 +150,8 @@ def grad(
             allow_unused,
             materialize_grads,
         )
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    outputs = _as_tuple(_edge_tensors(outputs))
+    inputs = _as_tuple(_edge_tensors(inputs))
     if allow_unused is None:
         allow_unused = materialize_grads
     grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
@@ -183,6 +183,32 @@ def grad(
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         out.append(g)
+    return tuple(out)
+
+
+def _edge_tensors(x):
+    """``x`` with each ``autograd.graph.GradientEdge`` replaced by a stand-in tensor at that
+    edge (its node and output index; a leaf's AccumulateGrad edge by the leaf itself)."""
+    from ember.autograd.function import AccumulateGrad
+    from ember.autograd.graph import GradientEdge
+
+    if isinstance(x, GradientEdge):
+        x = (x,)
+    elif not isinstance(x, (tuple, list)) or not any(isinstance(e, GradientEdge) for e in x):
+        return x
+    out = []
+    for e in x:
+        if isinstance(e, GradientEdge):
+            if isinstance(e.node, AccumulateGrad):
+                e = e.node.variable
+            else:
+                shape, dtype = e.node._out_meta[e.output_nr]
+                t = _wrap(backend.cpu.zeros(shape, dtype=dtype))
+                t._requires_grad = True
+                t._grad_fn = e.node
+                t._output_nr = e.output_nr
+                e = t
+        out.append(e)
     return tuple(out)
 
 
