@@ -306,3 +306,205 @@ def test_public_names_match(module):
     # NOTE: torch.cuda.__all__ leaves out exceptions and submodules that dir() shows
     assert want - {"annotations", "ctypes", "torch"} <= mine
     assert mine <= {n for n in dir(theirs) if not n.startswith("_")}
+
+
+# ---- torch.backends ------------------------------------------------------------------------------
+def _restoring(b):
+    """Run calls on backends ``b`` that set flags, restoring them (torch's are process-global)."""
+    return b
+
+
+BACKEND_CALLS = {
+    "fp32_precision": lambda b: b.fp32_precision,
+    "flags_frozen": lambda b: b.flags_frozen(),
+    "set_flags": lambda b: b.set_flags(None),
+    "generic_inherited": lambda b: _with_generic(
+        b, lambda: (b.cudnn.fp32_precision, b.cudnn.conv.fp32_precision, b.mkldnn.fp32_precision)
+    ),
+    "generic_bad": lambda b: setattr(b, "fp32_precision", "x"),
+    "generic_flags": lambda b: _enter(lambda: b.flags(fp32_precision="ieee"))(),
+    "cusparselt": lambda b: (
+        b.cusparselt.is_available(),
+        b.cusparselt.version(),
+        b.cusparselt.get_max_alg_id(),
+    ),
+    "kleidiai": lambda b: b.kleidiai.is_available(),
+    "miopen": lambda b: (b.miopen.immediate, b.miopen.set_flags(None)),
+    "miopen_flags": lambda b: _enter(b.miopen.flags)(),
+    "nnpack_set_flags": lambda b: (b.nnpack.set_flags(False), b.nnpack.set_flags(True)),
+    "nnpack_set_flags_bad": lambda b: b.nnpack.set_flags(),
+    "nnpack_flags": lambda b: _enter(b.nnpack.flags)(),
+    "quantized_bad": lambda b: setattr(b.quantized, "engine", "nope"),
+    "python_native": lambda b: (
+        b.python_native.available_dsls,
+        b.python_native.all_dsls,
+        b.python_native.get_dsl_operations("triton"),
+        b.python_native.is_dsl_disabled("triton"),
+        repr(b.python_native.triton),
+    ),
+    "python_native_ops": lambda b: _python_native_ops(b.python_native),
+    "cudnn_conv": lambda b: (b.cudnn.conv.fp32_precision, b.cudnn.rnn.fp32_precision),
+    "cudnn_conv_bad": lambda b: setattr(b.cudnn.conv, "fp32_precision", "bad"),
+    "cudnn_conv_unknown": lambda b: b.cudnn.conv.x,
+    "cudnn_depthwise": lambda b: b.cudnn.depthwise_kernel,
+    "cudnn_depthwise_bad": lambda b: setattr(b.cudnn, "depthwise_kernel", "x"),
+    "cudnn_fp32_bad": lambda b: setattr(b.cudnn, "fp32_precision", "x"),
+    "cudnn_set_flags": lambda b: b.cudnn.set_flags(),
+    "cudnn_dtypes": lambda b: sorted(str(d).split(".")[1] for d in b.cudnn.CUDNN_TENSOR_DTYPES),
+    "mkldnn_allow_tf32": lambda b: b.mkldnn.allow_tf32,
+    "mkldnn_allow_tf32_bad": lambda b: setattr(b.mkldnn, "allow_tf32", None),
+    "mkldnn_ops": lambda b: tuple(getattr(b.mkldnn, o).fp32_precision for o in ("conv", "rnn")),
+    "mkldnn_matmul": lambda b: b.mkldnn.matmul.fp32_precision,
+    "mkldnn_misc": lambda b: (
+        b.mkldnn.fp32_precision,
+        b.mkldnn.is_acl_available(),
+        b.mkldnn.VERBOSE_OFF,
+        b.mkldnn.VERBOSE_ON,
+        b.mkldnn.VERBOSE_ON_CREATION,
+    ),
+    "mkldnn_set_flags": lambda b: b.mkldnn.set_flags(),
+    "mkldnn_verbose_off": lambda b: _enter(lambda: b.mkldnn.verbose(0))(),
+    "mkl_verbose": lambda b: (
+        b.mkl.VERBOSE_OFF,
+        b.mkl.VERBOSE_ON,
+        _enter(lambda: b.mkl.verbose(0))(),
+    ),
+    "mps_core_count": lambda b: b.mps.get_core_count(),
+    "mps_name": lambda b: b.mps.get_name(),
+    "mps_macos": lambda b: b.mps.is_macos_or_newer(14, 0),
+    "mps_macos13": lambda b: b.mps.is_macos13_or_newer(),
+    "opt_einsum_flags": lambda b: (b.opt_einsum.set_flags(), _enter(b.opt_einsum.flags)()),
+    "cuda_is_built": lambda b: b.cuda.is_built(),
+    "cuda_workspaces": lambda b: b.cuda.cublas_workspace_size(),
+    "cuda_lt_workspace": lambda b: b.cuda.cublaslt_workspace_size(),
+    "cuda_blas_workspace": lambda b: b.cuda.blas_workspace_size(),
+    "cuda_blas_library": lambda b: repr(b.cuda.preferred_blas_library()),
+    "cuda_blas_library_lt": lambda b: b.cuda.preferred_blas_library("cublaslt"),
+    "cuda_rocm_fa": lambda b: repr(b.cuda.preferred_rocm_fa_library()),
+    "cuda_cufft_size": lambda b: b.cuda.cufft_plan_cache.size,
+    "cuda_cufft_max_size": lambda b: b.cuda.cufft_plan_cache.max_size,
+    "cuda_cufft_index": lambda b: b.cuda.cufft_plan_cache[0],
+    "cuda_attention": lambda b: (
+        b.cuda.is_flash_attention_available(),
+        b.cuda.is_ck_sdpa_available(),
+        b.cuda.fp16_bf16_reduction_math_sdp_allowed(),
+    ),
+    "cuda_sdp_backend": lambda b: {k: int(v) for k, v in b.cuda.SDPBackend.__members__.items()},
+    "cuda_can_use": lambda b: _can_use(b),
+    "cuda_matmul": lambda b: (
+        b.cuda.matmul.fp32_precision,
+        b.cuda.matmul.allow_fp16_accumulation,
+    ),
+}
+
+
+def _with_generic(b, read):
+    b.fp32_precision = "ieee"
+    try:
+        return read()
+    finally:
+        b.fp32_precision = "none"
+
+
+def _python_native_ops(pn):
+    pn.disable_operations("aten::x")
+    try:
+        with pn.operations_disabled("aten::y"):
+            inside = pn.is_operation_disabled("aten::y")
+        return inside, pn.is_operation_disabled("aten::x"), pn.is_operation_disabled("aten::y")
+    finally:
+        pn.enable_operations("aten::x")
+
+
+def _can_use(b):
+    q = ember.zeros(1, 1, 2, 4) if b is ember.backends else torch.zeros(1, 1, 2, 4)
+    params = b.cuda.SDPAParams(q, q, q, None, 0.0, False, False)
+    return tuple(
+        getattr(b.cuda, f"can_use_{k}_attention")(params) for k in ("flash", "efficient", "cudnn")
+    )
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(BACKEND_CALLS))
+def test_backends_match_cpu_only_torch(name):
+    call = BACKEND_CALLS[name]
+    want = _outcome(lambda: call(torch.backends))
+    got = _outcome(lambda: call(ember.backends))
+    assert got == want
+
+
+def test_backends_flags_keep_their_values():
+    b = ember.backends
+    assert b.cudnn.set_flags(_depthwise_kernel="native")[-1] == "auto"
+    assert b.cudnn.depthwise_kernel == "native"
+    b.cudnn.set_flags(_depthwise_kernel="auto")
+    with b.cudnn.flags(enabled=True, fp32_precision="ieee"):
+        assert b.cudnn.fp32_precision == "ieee"
+    assert b.cudnn.fp32_precision == "none"
+    assert b.quantized.engine == "none" and b.quantized.supported_engines == ["none"]
+    assert b.nnpack.is_available() is False  # ember's convolutions do not use NNPACK
+    b.cuda.matmul.fp32_precision = "tf32"
+    try:
+        assert b.cuda.matmul.fp32_precision == "tf32"
+    finally:
+        b.cuda.matmul.fp32_precision = "none"
+
+
+@needs_torch
+def test_backends_names_match():
+    import inspect
+
+    skip = {"m"}  # torch.backends.m: the module object its flag wrapper wraps, not API
+    for name in sorted(n for n in dir(torch.backends) if not n.startswith("_")):
+        if name in skip:
+            continue
+        assert hasattr(ember.backends, name), name
+        theirs, ours = getattr(torch.backends, name), getattr(ember.backends, name)
+        real = getattr(theirs, "m", theirs)
+        wanted = {n for n in dir(real) if not n.startswith("_")} | {
+            n for n in vars(type(theirs)) if not n.startswith("_")
+        }
+        wanted = {n for n in wanted if not inspect.ismodule(getattr(real, n, None))}
+        wanted -= {"ContextProp", "PropModule", "contextmanager", "Any", "Optional"}
+        wanted -= {"TYPE_CHECKING", "deprecated", "DSLController", "flags_frozen"}
+        wanted -= {n for n in wanted if n.endswith("Module") or n == "QuantizedEngine"}
+        missing = sorted(n for n in wanted if not hasattr(ours, n))
+        assert not missing, f"ember.backends.{name} lacks {missing}"
+
+
+def _precision_story(b):
+    def show():
+        return (
+            b.fp32_precision,
+            b.cudnn.fp32_precision,
+            b.cudnn.conv.fp32_precision,
+            b.cudnn.rnn.fp32_precision,
+            b.mkldnn.fp32_precision,
+            b.mkldnn.conv.fp32_precision,
+            b.mkldnn.matmul.fp32_precision,
+            b.cuda.matmul.fp32_precision,
+        )
+
+    seen = [show()]
+    steps = [
+        (b, "ieee"),
+        (b, "none"),
+        (b.cudnn, "ieee"),
+        (b.cudnn.conv, "tf32"),
+        (b.cudnn, "none"),
+        (b, "ieee"),
+        (b, "none"),
+        (b.mkldnn, "ieee"),
+        (b.mkldnn, "none"),
+        (b.cudnn.conv, "none"),
+    ]
+    for target, value in steps:
+        target.fp32_precision = value
+        seen.append(show())
+    seen.append(_outcome(lambda: setattr(b.cudnn.conv, "fp32_precision", "bf16")))
+    return seen
+
+
+@needs_torch
+def test_fp32_precision_tree_matches_torch():
+    assert _precision_story(ember.backends) == _precision_story(torch.backends)
