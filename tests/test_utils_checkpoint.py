@@ -244,3 +244,19 @@ def test_activations_are_freed_after_forward(reentrant):
     assert refs[0]() is None  # the intermediate is gone: only inputs are kept
     y.sum().backward()
     assert lin.weight.grad is not None
+
+
+def test_reentrant_refuses_autograd_grad_and_backward_inputs_as_torch():
+    x = ember.ones(2, requires_grad=True)
+    y = ck.checkpoint(lambda t: t * 2, x, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="incompatible with .grad"):
+        ember.autograd.grad(y.sum(), x)
+    y = ck.checkpoint(lambda t: t * 2, x, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="incompatible with .grad"):
+        y.sum().backward(inputs=[x])
+    # nested reentrant checkpoints: the inner backward is a plain one
+    y = ck.checkpoint(
+        lambda t: ck.checkpoint(lambda u: u * 3, t, use_reentrant=True), x, use_reentrant=True
+    )
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])

@@ -183,6 +183,23 @@ def _rng_restored(state):
         ember.set_rng_state(current)
 
 
+def _is_checkpoint_valid() -> bool:
+    """Whether the backward running now is a plain one (no ``inputs`` to capture): the inner
+    backward of a reentrant checkpoint accumulates into ``.grad``, which ``autograd.grad`` and
+    ``backward(inputs=)`` must not see. Found from the engine's innermost running walk."""
+    import sys
+
+    from ember.autograd import engine
+
+    code = engine._run.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            return f.f_locals.get("inputs") is None
+        f = f.f_back
+    return True
+
+
 class CheckpointFunction(Function):
     """The reentrant checkpoint (``use_reentrant=True``) as an autograd Function."""
 
@@ -207,6 +224,13 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() "
+                "or passing an `inputs` parameter to .backward(). To resolve this error, you "
+                "can either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument."
+            )
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
