@@ -8,6 +8,10 @@ errors; ``kl_divergence`` covers the pairs PyTorch registers among them. Samples
 ember's default generator (``ember.manual_seed`` makes them reproducible); the streams differ
 from PyTorch's, everything deterministic matches its numbers.
 
+``transforms`` holds PyTorch's invertible maps (``ExpTransform``, ``AffineTransform``,
+``StickBreakingTransform``, ...) that ``TransformedDistribution`` pushes a base distribution
+through; ``biject_to``/``transform_to`` map unconstrained reals onto a constraint.
+
 Example:
     >>> from ember.distributions import Normal, kl_divergence
     >>> p, q = Normal(0.0, 1.0), Normal(1.0, 2.0)
