@@ -1072,3 +1072,14 @@ def test_number_parameters_sample_as_torch(name):
         es = e.rsample(shape) if e.has_rsample else e.sample(shape)
         ts = t.rsample(shape) if t.has_rsample else t.sample(shape)
         assert tuple(es.shape) == tuple(ts.shape) and str(es.dtype)[-7:] == str(ts.dtype)[-7:]
+
+
+@needs_torch
+def test_wishart_kl_by_the_exponential_family_fallback_matches_torch():
+    s1, s2 = _spd(2), _spd(2)
+    out = []
+    for lib, D in ((ember, ED), (torch, TD)):
+        p = D.Wishart(lib.tensor([4.0, 6.0], dtype=lib.float64), lib.tensor(s1))
+        q = D.Wishart(lib.tensor([5.0, 7.0], dtype=lib.float64), lib.tensor(s2))
+        out.append(D.kl_divergence(p, q))
+    _close(out[0], out[1], rtol=1e-8)
