@@ -494,3 +494,22 @@ def test_checkpoint_files_cross_both_ways_with_metadata():
     t.eval()
     x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
     close(e(ember.tensor(x)), t(torch.tensor(x)), 1e-6, 1e-7)
+
+
+@needs_torch
+def test_hook_spectral_norm_loads_version_0_state_dicts_as_torch():
+    from collections import OrderedDict
+
+    torch.manual_seed(0)
+    t = torch.nn.utils.spectral_norm(torch.nn.Linear(4, 3).double())
+    t(torch.randn(2, 4, dtype=torch.float64))
+    old = OrderedDict((k, v) for k, v in t.state_dict().items() if k != "weight_v")
+    old["weight"] = t.weight.detach().clone()  # pre-v1 files saved weight, not weight_v
+    old._metadata = OrderedDict({"": {"version": 1}})
+    t2 = torch.nn.utils.spectral_norm(torch.nn.Linear(4, 3).double())
+    t2.load_state_dict(old)
+    e = ember.nn.utils.spectral_norm(ember.nn.Linear(4, 3).double())
+    eold = OrderedDict((k, ember.tensor(v.numpy())) for k, v in old.items())
+    eold._metadata = OrderedDict({"": {"version": 1}})
+    e.load_state_dict(eold)
+    close(e.weight_v, t2.weight_v, 1e-9, 1e-12)
