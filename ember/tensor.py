@@ -33,7 +33,7 @@ class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd.
 
     Build tensors with ``ember.tensor``, ``ember.zeros`` and the other factory functions.
-    ``Tensor(*sizes)`` and ``Tensor(data)`` work as in PyTorch (legacy constructor, float32).
+    ``Tensor(*sizes)`` and ``Tensor(data)`` work as in PyTorch (legacy constructor, default dtype).
 
     Example:
         >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
