@@ -1,16 +1,6 @@
 """Reverse-mode automatic differentiation (``ember.autograd``)."""
 
-from ember.autograd import (  # noqa: F401
-    anomaly_mode,
-    engine,
-    forward_ad,
-    function,
-    functional,
-    grad_mode,
-    graph,
-    profiler,
-    variable,
-)
+from ember.autograd import anomaly_mode, engine, function, grad_mode  # noqa: F401
 from ember.autograd._modes import (  # noqa: F401
     enforce_grad_layout_policy,
     is_multithreading_enabled,
@@ -30,8 +20,6 @@ from ember.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
-from ember.autograd.variable import Variable  # noqa: F401
-from ember.profiler import ProfilerActivity, kineto_available  # noqa: F401
 
 # torch.autograd's names (GradcheckError, once_differentiable and the grad-mode queries are
 # reachable here for ember's own code, as torch has them in its submodules)
@@ -53,3 +41,26 @@ __all__ = [
     "variable",
     "grad_mode",
 ]
+
+# Loaded on first use, so that ``import ember`` stays fast: the submodules below and the names
+# they provide here.
+_LAZY_MODULES = ("forward_ad", "functional", "graph", "profiler", "variable")
+_LAZY_NAMES = {
+    "Variable": "ember.autograd.variable",
+    "ProfilerActivity": "ember.profiler",
+    "kineto_available": "ember.profiler",
+}
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"ember.autograd.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
