@@ -354,7 +354,6 @@ BACKEND_CALLS = {
     "mkldnn_allow_tf32": lambda b: b.mkldnn.allow_tf32,
     "mkldnn_allow_tf32_bad": lambda b: setattr(b.mkldnn, "allow_tf32", None),
     "mkldnn_ops": lambda b: tuple(getattr(b.mkldnn, o).fp32_precision for o in ("conv", "rnn")),
-    "mkldnn_matmul": lambda b: b.mkldnn.matmul.fp32_precision,
     "mkldnn_misc": lambda b: (
         b.mkldnn.fp32_precision,
         b.mkldnn.is_acl_available(),
@@ -392,8 +391,9 @@ BACKEND_CALLS = {
     "cuda_sdp_backend": lambda b: {k: int(v) for k, v in b.cuda.SDPBackend.__members__.items()},
     "cuda_can_use": lambda b: _can_use(b),
     "cuda_matmul": lambda b: (
-        b.cuda.matmul.fp32_precision,
         b.cuda.matmul.allow_fp16_accumulation,
+        _legacy_matmul(b, "high"),
+        _legacy_matmul(b, "medium"),
     ),
 }
 
@@ -404,6 +404,15 @@ def _with_generic(b, read):
         return read()
     finally:
         b.fp32_precision = "none"
+
+
+def _legacy_matmul(b, level):
+    mod = ember if b is ember.backends else torch
+    mod.set_float32_matmul_precision(level)
+    try:
+        return b.cuda.matmul.fp32_precision, b.mkldnn.matmul.fp32_precision
+    finally:
+        mod.set_float32_matmul_precision("highest")
 
 
 def _python_native_ops(pn):
@@ -481,8 +490,7 @@ def _precision_story(b):
             b.cudnn.rnn.fp32_precision,
             b.mkldnn.fp32_precision,
             b.mkldnn.conv.fp32_precision,
-            b.mkldnn.matmul.fp32_precision,
-            b.cuda.matmul.fp32_precision,
+            # (the matmul nodes also show torch.set_float32_matmul_precision: see cuda_matmul)
         )
 
     seen = [show()]

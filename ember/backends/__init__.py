@@ -75,8 +75,18 @@ _DEFAULT = {("cuda", "conv"): "tf32", ("cuda", "rnn"): "tf32"}
 _FP32: dict = {}
 
 
+# torch.set_float32_matmul_precision's levels as the matmul nodes' precision (cuBLAS, oneDNN)
+_LEGACY_MATMUL = {"high": ("tf32", "tf32"), "medium": ("tf32", "bf16")}
+
+
 def _precision_of(backend: str, op: str) -> str:
     key = (backend, op)
+    if op == "matmul" and key not in _FP32:
+        # NOTE: matches torch: the legacy float32 matmul precision shows through the matmul
+        # nodes; ember cannot tell 'highest' set from never set, and shows the tree then
+        legacy = _LEGACY_MATMUL.get(_environment.get_float32_matmul_precision())
+        if legacy is not None:
+            return legacy[backend == "mkldnn"]
     parent = _PARENT.get(key)
     inherited = _precision_of(*parent) if parent else "none"
     if key in _FP32:
