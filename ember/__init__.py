@@ -199,7 +199,6 @@ def numel(input: Tensor) -> int:
 
 
 from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
-from ember import distributions  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
 from ember._layout import (  # noqa: F401,E402
     jagged,
@@ -250,7 +249,7 @@ _LAZY = {
     n: f"ember.{n}"
     for n in (
         "accelerator cpu jit mps testing version xpu fft signal quasirandom special masked "
-        "compiler distributed hub multiprocessing profiler"
+        "compiler distributed hub multiprocessing profiler distributions"
     ).split()
 }
 _LAZY["windows"] = "ember.signal.windows"
