@@ -584,3 +584,23 @@ def test_grad_through_gradient_edges():
         r3 = lib.autograd.grad(G.get_gradient_edge(y), x, lib.ones(3, dtype=lib.float64))
         res.append((r1, r2, r3))
     _same(res[0], res[1])
+
+
+@needs_torch
+def test_forward_mode_jacobian_keeps_graph():
+    """torch's forward-mode Jacobian is not detached: blocks keep the graph of inputs that
+    require grad (all blocks, as they come from one batched tensor)."""
+    res = []
+    for lib, F in ((ember, EF), (torch, TF)):
+        x = lib.tensor(A, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            r = F.jacobian(
+                lambda t, u: (t.sin() * u, t * t),
+                (x, lib.tensor(A)),
+                vectorize=True,
+                strategy="forward-mode",
+            )
+        (g,) = lib.autograd.grad(sum(b.sum() for row in r for b in row), x)
+        res.append((r, g))
+    _same(res[0], res[1])

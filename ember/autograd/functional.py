@@ -372,7 +372,20 @@ def _jacobian(func, inputs, create_graph, strict, vectorize, strategy, _keep_for
                     for r, x in zip(rows, inputs)
                 )
             )
+        if strategy == "forward-mode" and create_graph:
+            jac = _one_graph(jac)
         return _unpack(_finish(tuple(jac), create_graph), (out_tuple, in_tuple))
+
+
+def _one_graph(jac):
+    """NOTE: matches torch: forward mode computes every block from one batched tensor, so all
+    blocks require grad when one does; a block without history gets an exact ``+ 0`` from a
+    block with it (the sum of none of its elements)."""
+    ref = next((b for row in jac for b in row if b.requires_grad), None)
+    if ref is None:
+        return jac
+    zero = ref.reshape(-1)[:0].sum()
+    return [tuple(b if b.requires_grad else b + zero.to(b.dtype) for b in row) for row in jac]
 
 
 def hessian(
