@@ -45,8 +45,8 @@ def _lib_args(lib, args):
 
 def _same(r1, r2, path="result"):
     """Same structure (tuple vs tensor), values at 1e-9, shapes and requires_grad."""
-    if isinstance(r2, tuple):
-        assert isinstance(r1, tuple) and len(r1) == len(r2), (path, r1, r2)
+    if isinstance(r2, (tuple, list)):
+        assert type(r1) is type(r2) and len(r1) == len(r2), (path, r1, r2)
         for i, (x, y) in enumerate(zip(r1, r2)):
             _same(x, y, f"{path}[{i}]")
         return
@@ -108,6 +108,14 @@ FUNCTIONAL_CASES = [
     ("jacobian", lambda L, x: x.sin(), (A,), {"vectorize": True, "strict": True}),
     ("jacobian", lambda L, x: x.sin(), (A,), {"vectorize": True, "strategy": "forward-mode"}),
     ("jacobian", lambda L, x: x.sin(), (A,), {"strategy": "forward-mode"}),
+    ("jacobian", lambda L, x: (x.sin(), x), (A,), {"strategy": "forward-mode", "vectorize": True}),
+    ("jacobian", lambda L, x: x.sin(), ((A,),), {"strategy": "forward-mode", "vectorize": True}),
+    (
+        "jacobian",
+        lambda L, x, y: (x.sin(), x * y),
+        ((A, A),),
+        {"strategy": "forward-mode", "vectorize": True},
+    ),
     ("jacobian", lambda L, x: x.sin(), (A,), {"strategy": "sideways"}),
     (
         "jacobian",
@@ -133,6 +141,12 @@ FUNCTIONAL_CASES = [
         "hessian",
         lambda L, x: (x.sin() ** 2).sum(),
         (A,),
+        {"outer_jacobian_strategy": "forward-mode", "vectorize": True},
+    ),
+    (
+        "hessian",
+        lambda L, x, y: (x.sin() * y).sum(),
+        ((A, A),),
         {"outer_jacobian_strategy": "forward-mode", "vectorize": True},
     ),
     ("hessian", lambda L, x: x.sum(), (A,), {"strict": True}),

@@ -374,7 +374,12 @@ def _jacobian(func, inputs, create_graph, strict, vectorize, strategy, _keep_for
             )
         if strategy == "forward-mode" and create_graph:
             jac = _one_graph(jac)
-        return _unpack(_finish(tuple(jac), create_graph), (out_tuple, in_tuple))
+        res = _unpack(_finish(tuple(jac), create_graph), (out_tuple, in_tuple))
+        if strategy == "forward-mode" and in_tuple:
+            # NOTE: matches torch: forward mode gives lists (per output, of lists per input)
+            # where reverse mode gives tuples, for a tuple of inputs
+            res = [list(r) for r in res] if out_tuple else list(res)
+        return res
 
 
 def _one_graph(jac):
