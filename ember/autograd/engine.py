@@ -476,6 +476,10 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 if g is not None and id(t) not in done:
                     done.add(id(t))
                     _accumulate_leaf(t, g, create_graph, seen)
+    except BaseException:
+        if running[0] == 1:  # a failed backward drops the callbacks it queued, as torch
+            final_callbacks.clear()
+        raise
     finally:
         state.enabled = prev
         running[0] -= 1
