@@ -545,6 +545,13 @@ def test_variable():
         assert done == [0]
         with pytest.raises(RuntimeError, match="Final callbacks can only be installed"):
             V._execution_engine.queue_callback(print)
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (w * w).sum()
+        one = lib.ones(())
+        (g,) = V._execution_engine.run_backward((y,), (one,), True, False, (w,), True, False)
+        assert g.tolist() == [2.0, 4.0] and w.grad is None
+        V._execution_engine.run_backward((y,), (one,), False, False, (w,), False, True)
+        assert w.grad.tolist() == [2.0, 4.0]
 
 
 @needs_torch

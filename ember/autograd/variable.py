@@ -24,10 +24,30 @@ class _ExecutionEngine:
             raise RuntimeError("Final callbacks can only be installed during backward pass.")
         _engine.final_callbacks.append(callback)
 
-    def run_backward(self, tensors, grad_tensors, keep_graph, create_graph, inputs=(), *a, **k):
-        """``autograd.backward`` (``inputs``: accumulate into these only)."""
-        return _engine.backward(
-            tensors, grad_tensors, keep_graph, create_graph, inputs=tuple(inputs) or None
+    def run_backward(
+        self,
+        tensors,
+        grad_tensors,
+        keep_graph,
+        create_graph,
+        inputs=(),
+        allow_unreachable=False,
+        accumulate_grad=True,
+    ):
+        """The engine call behind ``backward`` (``accumulate_grad=True``: into ``.grad``,
+        of ``inputs`` only when given) and ``grad`` (False: the gradients of ``inputs``)."""
+        inputs = tuple(inputs)
+        if accumulate_grad:
+            return _engine.backward(
+                tensors, grad_tensors, keep_graph, create_graph, inputs=inputs or None
+            )
+        return _engine.grad(
+            tensors,
+            inputs,
+            grad_tensors,
+            retain_graph=keep_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unreachable,
         )
 
     def is_checkpoint_valid(self) -> bool:
