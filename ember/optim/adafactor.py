@@ -71,7 +71,7 @@ class Adafactor(Optimizer):
         >>> w = ember.nn.Parameter(ember.tensor([[1.0, -1.0], [2.0, 0.5]]))
         >>> opt = ember.optim.Adafactor([w], lr=0.1)
         >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w[0].tolist()]
-        [0.9669, -0.8961]
+        [0.9078, -0.8156]
     """
 
     def __init__(
