@@ -206,3 +206,90 @@ def test_muon_newton_schulz_errors_match_torch(kwargs):
     with pytest.raises(ValueError) as got:
         ember.optim.Muon([e], **kwargs).step()
     assert str(got.value) == str(want.value)
+
+
+# ---- swap_in_optimizer_params_and_state ---------------------------------------------------------
+def _swap_story(mod):
+    """Train a live Adam 2 steps, then step copies inside the context; return what changed."""
+    rng = np.random.default_rng(4)
+    w0, b0 = rng.standard_normal((3, 2)), rng.standard_normal(3)
+    w, b = (mod.nn.Parameter(mod.tensor(a)) for a in (w0, b0))
+    opt = mod.optim.Adam([{"params": [w]}, {"params": [b], "lr": 0.05}], lr=0.1)
+    for _ in range(2):
+        w.grad, b.grad = mod.tensor(np.ones((3, 2))), mod.tensor(np.full(3, 0.5))
+        opt.step()
+    sd = opt.state_dict()
+    trial_state = {
+        "state": {k: {n: v.clone() for n, v in st.items()} for k, st in sd["state"].items()},
+        "param_groups": [dict(g, lr=0.5) for g in sd["param_groups"]],
+    }
+    tw, tb = w.detach().clone().requires_grad_(), b.detach().clone().requires_grad_()
+    tw.grad, tb.grad = mod.tensor(np.full((3, 2), 2.0)), mod.tensor(np.full(3, -1.0))
+    with mod.optim.swap_in_optimizer_params_and_state(opt, {"w": tw, "b": tb}, trial_state):
+        inside_lr = [g["lr"] for g in opt.param_groups]
+        opt.step()
+    return {
+        "inside_lr": inside_lr,
+        "after_lr": [g["lr"] for g in opt.param_groups],
+        "live": [w.detach().numpy().tolist(), b.detach().numpy().tolist()],
+        "trial": [tw.detach().numpy().tolist(), tb.detach().numpy().tolist()],
+        "trial_steps": [float(st["step"]) for st in trial_state["state"].values()],
+        "trial_avg": trial_state["state"][0]["exp_avg"].numpy().tolist(),
+        "live_steps": [float(opt.state[p]["step"]) for p in (w, b)],
+        "params_restored": opt.param_groups[0]["params"][0] is w,
+    }
+
+
+@needs_torch
+def test_swap_in_optimizer_params_and_state_matches_torch():
+    ours, theirs = _swap_story(ember), _swap_story(torch)
+    for key in theirs:
+        if key in ("live", "trial"):
+            for a, b in zip(ours[key], theirs[key]):
+                np.testing.assert_allclose(a, b, rtol=1e-12)
+        elif key == "trial_avg":
+            np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-12)
+        else:
+            assert ours[key] == theirs[key], key
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda sd: sd.update(state=[]),
+        lambda sd: sd.update(param_groups={}),
+        lambda sd: sd["param_groups"].append({}),
+        lambda sd: sd["param_groups"][0].update(params=["a"]),
+        lambda sd: sd["param_groups"][0].update(extra=1),
+        lambda sd: sd["state"].update({7: {}}),
+        lambda sd: sd["state"].update({0: 1}),
+    ],
+)
+def test_swap_in_errors_match_torch(mutate):
+    messages = []
+    for mod in (torch, ember):
+        w = mod.nn.Parameter(mod.ones(2))
+        opt = mod.optim.SGD([w], lr=0.1, momentum=0.9)
+        w.grad = mod.ones(2)
+        opt.step()
+        sd = opt.state_dict()
+        sd = {"state": dict(sd["state"]), "param_groups": [dict(g) for g in sd["param_groups"]]}
+        mutate(sd)
+        with pytest.raises(RuntimeError) as err:
+            with mod.optim.swap_in_optimizer_params_and_state(opt, {"w": w}, sd):
+                pass
+        messages.append(str(err.value))
+    assert messages[1] == messages[0]
+
+
+@needs_torch
+def test_swap_in_needs_initialized_state_as_torch():
+    messages = []
+    for mod in (torch, ember):
+        opt = mod.optim.SGD([mod.nn.Parameter(mod.ones(2))], lr=0.1)
+        with pytest.raises(RuntimeError) as err:
+            with mod.optim.swap_in_optimizer_params_and_state(opt, {}, opt.state_dict()):
+                pass
+        messages.append(str(err.value))
+    assert messages[1] == messages[0]

@@ -27,3 +27,6 @@ __all__ += ["Adafactor"]
 from ember.optim.muon import Muon  # noqa: E402
 
 __all__ += ["Muon"]
+from ember.optim._stateless import swap_in_optimizer_params_and_state  # noqa: E402
+
+__all__ += ["swap_in_optimizer_params_and_state"]
