@@ -173,3 +173,21 @@ def test_distributed_sampler_drives_a_dataloader():
         ]
     assert sorted(seen) == [float(i) for i in range(10)]
     assert np.unique(seen).size == 10
+
+
+@needs_torch
+@pytest.mark.parametrize("which", ["broadcast_warning", "keepdim_warning"])
+def test_backcompat_switches_match_torch(which):
+    outcomes = []
+    for mod in (torch, ember):
+        w = getattr(mod.utils.backcompat, which)
+        seen = [w.enabled]
+        w.enabled = True
+        seen.append(w.enabled)
+        w.enabled = False
+        for bad in (1, None):
+            with pytest.raises(RuntimeError) as err:
+                w.enabled = bad
+            seen.append(str(err.value))
+        outcomes.append(seen)
+    assert outcomes[1] == outcomes[0]

@@ -9,6 +9,7 @@ from ember.utils import checkpoint, data, hooks  # noqa: F401
 from ember.utils import dlpack as dlpack
 
 __all__ = ["checkpoint", "data", "deterministic", "dlpack", "hooks", "set_module", "swap_tensors"]
+__all__ += ["backcompat"]
 
 
 def set_module(obj, mod) -> None:
@@ -80,3 +81,33 @@ class _Deterministic(_types.ModuleType):
 deterministic = _Deterministic(
     "ember.utils.deterministic", "Deterministic-mode switches (torch.utils.deterministic)."
 )
+
+
+class _BackcompatWarning:
+    """One legacy-behaviour warning switch (``backcompat.broadcast_warning``...): the value is
+    kept; ember, like current torch, has no legacy broadcast or keepdim behaviour to warn about."""
+
+    def __init__(self, setter_name: str):
+        self._setter_name = setter_name
+        self._enabled = False
+
+    def set_enabled(self, value) -> None:
+        if not isinstance(value, bool):
+            raise RuntimeError(
+                f"{self._setter_name} expects a bool, but got {type(value).__name__}"
+            )
+        self._enabled = value
+
+    def get_enabled(self) -> bool:
+        return self._enabled
+
+    enabled = property(get_enabled, set_enabled)
+
+
+_BackcompatWarning.__name__ = _BackcompatWarning.__qualname__ = "Warning"
+backcompat = _types.ModuleType(
+    "ember.utils.backcompat", "Warning switches for legacy broadcast and keepdim behaviour."
+)
+backcompat.Warning = _BackcompatWarning
+backcompat.broadcast_warning = _BackcompatWarning("set_backcompat_broadcast_warn")
+backcompat.keepdim_warning = _BackcompatWarning("set_backcompat_keepdim_warn")
