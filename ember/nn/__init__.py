@@ -1,6 +1,8 @@
 """``ember.nn``: Parameter, Module, containers and layers (PyTorch's ``torch.nn``)."""
 
 from ember.nn import (  # noqa: F401
+    attention,
+    common_types,
     functional,
     init,
     modules,  # noqa: F401
@@ -46,6 +48,33 @@ from ember.nn.parameter import (  # noqa: F401
     UninitializedBuffer,
     UninitializedParameter,
 )
+
+
+def factory_kwargs(kwargs):
+    """The ``device``/``dtype``/``memory_format`` entries of ``kwargs`` as one dict for a
+    factory call; entries of ``kwargs["factory_kwargs"]`` count too (named twice: TypeError).
+
+    Args:
+        kwargs: a module constructor's ``**kwargs`` (or None).
+
+    Example:
+        >>> ember.nn.factory_kwargs({"dtype": ember.float64, "factory_kwargs": {"device": "cpu"}})
+        {'device': 'cpu', 'dtype': ember.float64}
+    """
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))  # a copy: the caller's dicts stay untouched
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r
+
 
 # torch.nn's names that ember has (submodules stay out, as in torch's namespaces)
 __all__ = sorted(

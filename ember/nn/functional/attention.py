@@ -14,6 +14,7 @@ import math
 import warnings
 
 from ember import _autocast as _ac
+from ember.backends import cuda as _bcuda
 from ember.ops import joining as _joining
 from ember.ops.attention import Attention
 from ember.ops.creation import zeros
@@ -82,6 +83,12 @@ def scaled_dot_product_attention(
         >>> ember.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True).shape
         ember.Size([2, 4, 8, 16])
     """
+    if attn_mask is not None and type(attn_mask) is not Tensor:
+        # a bias subclass (nn.attention.bias.CausalBias) computes the call itself, as torch's
+        # __torch_function__ hands it over
+        dispatch = getattr(attn_mask, "_sdpa_dispatch", None)
+        if dispatch is not None:
+            return dispatch(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     for pos, (name, t) in enumerate((("query", query), ("key", key), ("value", value)), 1):
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -120,6 +127,11 @@ def scaled_dot_product_attention(
                 "set when is_causal=True"
             )
     dropout_p = _check_dropout(dropout_p)
+    if not _bcuda.math_sdp_enabled() and q.size and k.size and v.size:
+        # math kernel disabled (nn.attention.sdpa_kernel): torch's CPU kernel choice and errors
+        from ember.nn.attention import _check_cpu_backend
+
+        _check_cpu_backend(query, key, value, attn_mask, dropout_p, enable_gqa)
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise RuntimeError(
             f"scaled_dot_product_attention(): query (..., L, E), key (..., S, E) and value "
