@@ -6,7 +6,8 @@ autograd (forward mode through the exact double-backward identity; see
 ``ember/func/_eager_transforms.py`` for costs); ``vmap`` calls the function once per batch
 element and stacks the results (torch's numbers at Python-loop speed: ``ember/func/_vmap.py``).
 ``stack_module_state``, ``functionalize``, ``linearize``, ``replace_all_batch_norm_modules_``
-and ``debug_unwrap`` are in ``ember/func/_extra.py``.
+and ``debug_unwrap`` are in ``ember/func/_extra.py``; ``rearrange`` (einops patterns as
+reshape/permute views) in ``ember/func/_rearrange.py``.
 """
 
 from ember.func._eager_transforms import (
@@ -26,6 +27,7 @@ from ember.func._extra import (
     stack_module_state,
 )
 from ember.func._functional_call import functional_call
+from ember.func._rearrange import rearrange
 from ember.func._vmap import vmap
 
 for _f in (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap):
@@ -34,6 +36,7 @@ for _f in (
     debug_unwrap,
     functionalize,
     linearize,
+    rearrange,
     replace_all_batch_norm_modules_,
     stack_module_state,
 ):
@@ -50,6 +53,7 @@ __all__ = [
     "jacrev",
     "jvp",
     "linearize",
+    "rearrange",
     "replace_all_batch_norm_modules_",
     "stack_module_state",
     "vjp",
