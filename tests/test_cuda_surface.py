@@ -3,7 +3,10 @@ value, or the same exception type and message (issue 12)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -433,13 +436,39 @@ def _can_use(b):
     )
 
 
+def _torch_backend_outcomes() -> dict:
+    """Every BACKEND_CALLS outcome (and the precision story) of torch, computed in a fresh
+    process: setting torch's fp32_precision flags marks the process as using the new precision
+    API, after which torch refuses the legacy ``allow_tf32`` reads other tests make."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import test_cuda_surface as m; "
+        "import torch; out = {n: m._outcome(lambda c=c: c(torch.backends)) "
+        "for n, c in m.BACKEND_CALLS.items()}; "
+        "out['story'] = m._precision_story(torch.backends); print(json.dumps(out))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, os.path.dirname(__file__)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def torch_backends():
+    return _torch_backend_outcomes()
+
+
+def _json(value):
+    return json.loads(json.dumps(value))
+
+
 @needs_torch
 @pytest.mark.parametrize("name", sorted(BACKEND_CALLS))
-def test_backends_match_cpu_only_torch(name):
-    call = BACKEND_CALLS[name]
-    want = _outcome(lambda: call(torch.backends))
-    got = _outcome(lambda: call(ember.backends))
-    assert got == want
+def test_backends_match_cpu_only_torch(name, torch_backends):
+    got = _outcome(lambda: BACKEND_CALLS[name](ember.backends))
+    assert _json(got) == torch_backends[name]
 
 
 def test_backends_flags_keep_their_values():
@@ -514,5 +543,5 @@ def _precision_story(b):
 
 
 @needs_torch
-def test_fp32_precision_tree_matches_torch():
-    assert _precision_story(ember.backends) == _precision_story(torch.backends)
+def test_fp32_precision_tree_matches_torch(torch_backends):
+    assert _json(_precision_story(ember.backends)) == torch_backends["story"]

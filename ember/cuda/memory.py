@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
 
 from ember.cuda._utils import device_index, dummy, no_binding, not_compiled
 
@@ -220,6 +219,8 @@ class CUDAPluggableAllocator:
     it with CUDA raises, as a CPU-only torch."""
 
     def __init__(self, path_to_so_file: str, alloc_fn_name: str, free_fn_name: str):
+        import ctypes  # only here: most programs never load an allocator
+
         lib = ctypes.CDLL(path_to_so_file)
         alloc_fn = ctypes.cast(getattr(lib, alloc_fn_name), ctypes.c_void_p).value
         free_fn = ctypes.cast(getattr(lib, free_fn_name), ctypes.c_void_p).value
