@@ -191,3 +191,31 @@ def test_backcompat_switches_match_torch(which):
             seen.append(str(err.value))
         outcomes.append(seen)
     assert outcomes[1] == outcomes[0]
+
+
+# ---- weak ---------------------------------------------------------------------------------------
+def _weak_story(mod):
+    import gc
+
+    w = mod.utils.weak
+    d = w.WeakTensorKeyDictionary()
+    a, b = mod.zeros(2), mod.zeros(2)  # equal values, different tensors
+    d[a], d[b] = "a", "b"
+    seen = [len(d), d[a], d[b], a in d, 3 in d, d.get(mod.ones(1), "none")]
+    del a
+    gc.collect()
+    seen += [len(d), sorted(d.values()), d.setdefault(b, "x"), d.pop(b), len(d)]
+    r = w.TensorWeakRef(b)
+    seen.append(r() is b)
+    with pytest.raises(AssertionError) as err:
+        w.TensorWeakRef(3)
+    seen.append(str(err.value))
+    c = mod.ones(1)
+    r1, r2 = w.WeakIdRef(c), w.WeakIdRef(c)
+    seen += [r1 == r2, hash(r1) == id(c), r1 == w.WeakIdRef(mod.ones(1))]
+    return seen
+
+
+@needs_torch
+def test_weak_matches_torch():
+    assert _weak_story(ember) == _weak_story(torch)

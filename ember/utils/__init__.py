@@ -7,9 +7,10 @@ import weakref as _weakref
 
 from ember.utils import checkpoint, data, hooks  # noqa: F401
 from ember.utils import dlpack as dlpack
+from ember.utils import weak as weak
 
 __all__ = ["checkpoint", "data", "deterministic", "dlpack", "hooks", "set_module", "swap_tensors"]
-__all__ += ["backcompat"]
+__all__ += ["backcompat", "weak"]
 
 
 def set_module(obj, mod) -> None:
