@@ -73,7 +73,7 @@ def noop_mask(batch: Tensor, head: Tensor, token_q: Tensor, token_kv: Tensor) ->
         >>> noop_mask(i, i, i, i)
         tensor(True)
     """
-    return batch.new_ones(size=(), dtype=ember.bool)
+    return batch.new_ones((), dtype=ember.bool)
 
 
 def _index_grid(B: int, H: int, L: int, S: int, device=None):
@@ -274,6 +274,8 @@ _EAGER_WARNING = (
     "that materializes the full scores matrix instead of generating a fused kernel."
 )
 
+_warned = [False]
+
 
 def flex_attention(
     query: Tensor,
@@ -303,7 +305,17 @@ def flex_attention(
         ...     flex_attention(q, q, q, score_mod=lambda s, b, h, qi, ki: s + (qi - ki)).shape
         ember.Size([1, 2, 4, 8])
     """
-    warnings.warn(_EAGER_WARNING, UserWarning, stacklevel=2)
+    if return_lse:
+        warnings.warn(
+            "return_lse is deprecated and will be removed in v2.10. Please use "
+            "return_aux=AuxRequest(lse=True) instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+    if not _warned[0]:
+        # NOTE: matches torch: the eager-mode warning comes once per process
+        _warned[0] = True
+        warnings.warn(_EAGER_WARNING, UserWarning, stacklevel=2)
     B, Hq, L, E = query.shape
     Hkv, S = key.shape[1], key.shape[2]
     if Hq != Hkv:
