@@ -6,10 +6,10 @@ In-place variants (``add_``...) come from ``inplace`` below, one mechanism for a
 
 from __future__ import annotations
 
-from ember import backend
+from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function, _check_inplace, check_inference_write
-from ember.ops._dispatch import binary, cj, promote2, unary, xp_of
+from ember.ops._dispatch import binary, cj, promote, promote2, unary, xp_of
 from ember.tensor import Tensor, _wrap
 
 
@@ -37,6 +37,30 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, g):
         return g, -g
+
+
+class AddAlpha(Function):
+    """``a + alpha * b`` as one op (torch's add kernel): float16/bfloat16 compute in float32
+    and round once, where a separate ``mul`` would round ``alpha * b`` first."""
+
+    _array_forward = True
+    _node_name = "AddBackward0"
+    _low_opmath = True
+    sign = 1
+
+    @classmethod
+    def forward(cls, ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return a + b * (alpha * cls.sign)
+
+    @classmethod
+    def backward(cls, ctx, g):
+        return g, g * cj(ctx.alpha * cls.sign), None
+
+
+class SubAlpha(AddAlpha):
+    _node_name = "SubBackward0"
+    sign = -1
 
 
 class Mul(Function):
@@ -164,8 +188,31 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
         tensor([7., 7.])
     """
     if alpha != 1:
+        fused = _add_alpha(AddAlpha, input, other, alpha)
+        if fused is not None:
+            return _out(fused, out)
         other = _scaled(input, other, alpha)
     return _out(binary(Add, input, other), out)
+
+
+def _add_alpha(cls, input, other, alpha):
+    """``input +- alpha * other`` for two floating or complex tensors and a real number alpha,
+    as one op in the promoted dtype; None for the other cases (``_scaled`` handles them)."""
+    if not (
+        isinstance(input, Tensor)
+        and isinstance(other, Tensor)
+        and (alpha.__class__ is float or alpha.__class__ is int)
+    ):
+        return None
+    dt = promote(input, other)
+    if dt.kind not in "fcV":
+        return None
+    a = input if input._data.dtype == dt else input.to(_dtype.from_np(dt))
+    b = other if other._data.dtype == dt else other.to(_dtype.from_np(dt))
+    if dt.itemsize == 2:
+        # NOTE: matches torch: alpha is first rounded to float16/bfloat16
+        alpha = float(xp_of(a._data).asarray(alpha).astype(dt))
+    return cls.apply(a, b, alpha)  # broadcast gradients are reduced by the engine
 
 
 def _integral(x) -> bool:
@@ -194,6 +241,9 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
+        fused = _add_alpha(SubAlpha, input, other, alpha)
+        if fused is not None:
+            return _out(fused, out)
         other = _scaled(input, other, alpha)
     return _out(binary(Sub, input, other), out)
 
@@ -430,6 +480,8 @@ def _inplace_direct(self: Tensor, fn, args, kwargs) -> bool:
     xp = xp_of(d)
     if xp.device_type == "meta":  # a meta ``out=`` checks no shapes: the general path does
         return False
+    if d.dtype.itemsize == 2 and (alpha != 1 or not isinstance(other, Tensor)):
+        return False  # float16/bfloat16: the general path computes in float32 and rounds once
     if alpha != 1:
         o = o * alpha  # as ``add``/``sub`` do: the scaled operand first
     try:
