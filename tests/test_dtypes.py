@@ -404,3 +404,27 @@ def test_bfloat16_repr():
     x = ember.tensor([1.5, 2.25, 3.1], dtype=ember.bfloat16)
     assert repr(x) == "tensor([1.5000, 2.2500, 3.0938], dtype=ember.bfloat16)"
     assert math.isclose(x.sum().item(), 6.84375)
+
+
+@needs_torch
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_half_precision_fused_products_round_once_as_torch(dt):
+    # addmm & co accumulate in float32 and add beta * input before the one rounding; addbmm
+    # rounds once per batch entry, as torch's loop of addmm_ calls
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(24, 20), (24, 16), (16, 20)]]
+    arrays += [rng.standard_normal(s).astype(np.float32) for s in [(3, 24, 16), (3, 16, 20), (16,)]]
+
+    def run(L):
+        M, A, B, bA, bB, v = (L.tensor(a).to(getattr(L, dt)) for a in arrays)
+        return [
+            L.addmm(M, A, B, beta=0.5, alpha=2),
+            L.addmv(M[:, 0], A, v),
+            L.baddbmm(M.expand(3, 24, 20), bA, bB, beta=2),
+            L.addbmm(M, bA, bB, alpha=0.5),
+            L.addr(M, M[:, 0], M[0]),
+        ]
+
+    for got, want in zip(run(ember), run(torch), strict=True):
+        g, w = got.float().numpy(), want.float().numpy()
+        assert got.dtype.name == dt and (g == w).mean() >= 0.99, (g != w).sum()

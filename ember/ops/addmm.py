@@ -76,6 +76,9 @@ class Addmm(Function):
 
     _array_forward = True
     _node_name = "AddmmBackward0"
+    # NOTE: matches torch: float16/bfloat16 accumulate in float32 and round once, the product
+    # and the beta * input term together
+    _low_opmath = True
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):
@@ -249,6 +252,14 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     _check_expand(input, (s1[1], s2[2]))
     _no_bool("addbmm", input)
     beta, alpha = _scalars(input._data.dtype, beta, alpha)
+    d = input._data.dtype
+    if d.itemsize == 2 and d.kind in "fV" and s1[0] > 0:
+        # NOTE: matches torch: half precision accumulates batch by batch, one rounded addmm
+        # each (beta on the first only)
+        r = input.expand(s1[1], s2[2])
+        for i in range(s1[0]):
+            r = Addmm.apply(r, batch1[i], batch2[i], beta if i == 0 else 1, alpha)
+        return _out(r, out)
     return _out(Addbmm.apply(input, batch1, batch2, beta, alpha), out)
 
 
