@@ -12,6 +12,8 @@ from ember.ops._elementwise import _BOOL, _TORCH_NAME, _cast, _check, _opmath, _
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor
 
+_F32, _F64 = _dtype.float32._np, _dtype.float64._np
+
 
 class Where(Function):
     _array_forward = True
@@ -80,20 +82,32 @@ class Lerp(Function):
     _array_forward = True
     _node_name = "LerpBackward0"
 
-    @staticmethod
-    def forward(ctx, start, end, weight):
+    fma = False  # the half-precision classes below
+
+    @classmethod
+    def forward(cls, ctx, start, end, weight):
         xp = xp_of(start)
         ctx.save_for_backward(start, end, weight)
         s, e = _opmath(start), _opmath(end)
         diff = e - s
-        # NOTE: matches torch: the formula depends on |weight| < 0.5, exact at both ends
-        if backend.is_array(weight):
-            w = _opmath(weight)
-            y = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
-        elif abs(weight) < 0.5:  # (a complex weight too)
-            y = s + weight * diff
+        w = _opmath(weight) if backend.is_array(weight) else weight
+        if cls.fma:
+            # NOTE: matches torch: its float16/bfloat16 kernels fuse the multiply-add in float32,
+            # rounding once (float64 products of float32 values are exact); ember's float32
+            # lerp keeps NumPy's two roundings (fusing there costs 4x, for one unit in the last
+            # place)
+            w = w if backend.is_array(w) else xp.float32(w)
+            omw = (1 - w).astype(_F64)  # 1 - weight in float32, as torch
+            s, e, diff, w = s.astype(_F64), e.astype(_F64), diff.astype(_F64), w.astype(_F64)
         else:
-            y = e - diff * (1 - weight)
+            omw = 1 - w
+        # NOTE: matches torch: the formula depends on |weight| < 0.5, exact at both ends
+        if backend.is_array(w):
+            y = xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * omw)
+        elif abs(w) < 0.5:  # (a complex weight too)
+            y = s + w * diff
+        else:
+            y = e - diff * omw
         return y.astype(start.dtype, copy=False)
 
     @staticmethod
@@ -109,6 +123,14 @@ class Lerp(Function):
 
 class LerpT(Lerp):
     _node_name = "LerpBackward1"
+
+
+class LerpHalf(Lerp):
+    fma = True
+
+
+class LerpTHalf(LerpT):
+    fma = True
 
 
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
@@ -132,10 +154,11 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
                 f"expected dtype {input.dtype.name} for `{name}` but got dtype {t.dtype.name}"
             )
     if isinstance(weight, Tensor):
-        return _out(LerpT.apply(input, end, weight), out)
+        cls = LerpTHalf if d.itemsize == 2 else LerpT
+        return _out(cls.apply(input, end, weight), out)
     if d.kind != "c":
         weight = _real_scalar(weight, d)
-    return _out(Lerp.apply(input, end, weight), out)
+    return _out((LerpHalf if d.itemsize == 2 else Lerp).apply(input, end, weight), out)
 
 
 def _real_scalar(v, d) -> float:
