@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as _np
 
+from ember.backend import _threads
+
 
 def linalg_svd(a, full_matrices: bool, compute_uv: bool):
     """``(U, S, Vh)`` (or ``S``) of each matrix of ``a``; empty matrices as torch gives them."""
@@ -126,6 +128,7 @@ def linalg_lstsq(a, b, rcond: float, driver: str):
     """SciPy's LAPACK least-squares drivers, one matrix at a time: per matrix the ``max(m, n)
     x k`` block LAPACK leaves in B (the solution in its first ``n`` rows, the rotated residual
     in the rest), the rank and the singular values."""
+    _threads.scipy_blas_single_threaded()
     from scipy.linalg import lapack
 
     m, n = a.shape[-2:]
@@ -192,6 +195,7 @@ def linalg_eig(a, compute_v: bool = True):
 def convergence_failure(kind: str, a):
     """``(batch index, info)`` of the first matrix of ``a`` whose LAPACK routine fails (error
     path only: it runs the SciPy routine matrix by matrix)."""
+    _threads.scipy_blas_single_threaded()
     from scipy.linalg import lapack
 
     flat = a.reshape((-1,) + a.shape[-2:])

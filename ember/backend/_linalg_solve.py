@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as _np
 
+from ember.backend import _threads
+
 
 def _flat(a):
     """``a`` as a C-contiguous (batch, m, n) array and its batch shape."""
@@ -21,6 +23,7 @@ def _flat(a):
 
 
 def _lapack(name, a):
+    _threads.scipy_blas_single_threaded()
     from scipy.linalg import get_lapack_funcs
 
     return get_lapack_funcs((name,), (a,))[0]
@@ -137,6 +140,7 @@ def linalg_solve_triangular(a, b, upper, unitriangular):
     ``x`` is solved in place as ``x^T = b^T a^-T``, where ``a^T`` is ``a``'s buffer read
     column-major (its triangle flipped).
     """
+    _threads.scipy_blas_single_threaded()
     from scipy.linalg import get_blas_funcs
 
     n, k = b.shape[-2:]
@@ -160,6 +164,7 @@ def linalg_solve_triangular(a, b, upper, unitriangular):
 
 def linalg_expm(a):
     """The matrix exponential of each matrix (SciPy's batched scaling-and-squaring Pade)."""
+    _threads.scipy_blas_single_threaded()
     from scipy.linalg import expm
 
     if a.size == 0:

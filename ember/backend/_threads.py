@@ -9,12 +9,42 @@ inside the functions (not at ``import ember``: scanning the loaded libraries cos
 from __future__ import annotations
 
 
+def _is_scipys_own(info) -> bool:
+    """A BLAS library that SciPy's wheel ships for itself, apart from NumPy's."""
+    return "scipy.libs" in info["filepath"].replace("\\", "/")
+
+
 def blas_num_threads() -> int:
-    """The thread count of the first loaded BLAS library (1 when none reports one)."""
+    """The thread count of NumPy's BLAS library (the first one else; 1 when none reports)."""
     from threadpoolctl import threadpool_info
 
-    counts = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
-    return counts[0] if counts else 1
+    infos = [info for info in threadpool_info() if info["user_api"] == "blas"]
+    main = [info for info in infos if not _is_scipys_own(info)] or infos
+    return main[0]["num_threads"] if main else 1
+
+
+_scipy_blas_done = False
+
+
+def scipy_blas_single_threaded() -> None:
+    """Keep SciPy's own copy of OpenBLAS (its wheels ship one beside NumPy's) at one thread.
+
+    ember's SciPy BLAS/LAPACK calls are per-matrix and small (a trsm or getrf per batch entry);
+    the large products run in NumPy's BLAS. Two OpenBLAS pools on the same cores each keep
+    their threads spinning after a call, and a step that alternates them runs several times
+    slower (the bench ``linalg`` step: 162 ms with both at 2 threads, 93 ms with SciPy's at
+    one). Called on SciPy's first linear-algebra use; a no-op when SciPy shares NumPy's BLAS.
+    """
+    global _scipy_blas_done
+    if _scipy_blas_done:
+        return
+    _scipy_blas_done = True
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS)
+    from threadpoolctl import ThreadpoolController
+
+    for lib in ThreadpoolController().lib_controllers:
+        if lib.user_api == "blas" and "scipy.libs" in lib.filepath.replace("\\", "/"):
+            lib.set_num_threads(1)
 
 
 # the count last set through ``set_num_threads`` (None: never set); the FFTs read it for their
@@ -27,12 +57,12 @@ def set_blas_num_threads(n: int) -> None:
     global requested
     from threadpoolctl import threadpool_limits
 
-    try:  # SciPy ships its own BLAS: load it now so that the limit reaches it too
-        import scipy.linalg  # noqa: F401
-    except ImportError:  # pragma: no cover - SciPy is a dependency
-        pass
-    # Calling threadpool_limits without ``with`` applies the limit and keeps it.
+    # Calling threadpool_limits without ``with`` applies the limit and keeps it; SciPy's own
+    # BLAS copy stays at one thread (see ``scipy_blas_single_threaded``)
     threadpool_limits(limits=n, user_api="blas")
+    global _scipy_blas_done
+    _scipy_blas_done = False
+    scipy_blas_single_threaded()
     requested = n
 
 
