@@ -131,12 +131,21 @@ def _backward_arrays(ctx, g):
         or gd.ndim != 2
         or xd.dtype is not dt
         or wd.dtype is not dt
-        or (dt.char != "f" and dt.char != "d")
+        or dt.char not in "fdeE"
     ):
         return None
     need_x, need_w, need_b = ctx.needs_input_grad
-    gx = _wrap(gd.dot(wd)) if need_x else None
-    gw = _wrap(gd.T.dot(xd)) if need_w else None
+    low = None
+    if dt.char in "eE":  # float16, bfloat16: the products in float32, each rounded once
+        low, dt = dt, _F32
+        gd, xd, wd = gd.astype(_F32), xd.astype(_F32), wd.astype(_F32)
+    gx = gd.dot(wd) if need_x else None
+    gw = gd.T.dot(xd) if need_w else None
+    if low is not None:
+        gx = None if gx is None else gx.astype(low)
+        gw = None if gw is None else gw.astype(low)
+    gx = None if gx is None else _wrap(gx)
+    gw = None if gw is None else _wrap(gw)
     gb = None
     if need_b:
         # a 1-D bias (nn.Linear's) is summed here; another broadcast bias is the engine's job
@@ -147,7 +156,8 @@ def _backward_arrays(ctx, g):
             ones = _ONES.get(key)
             if ones is None:
                 ones = _ones_row(gd, key)
-            gb = _wrap(ones.dot(gd))
+            gb = ones.dot(gd)
+            gb = _wrap(gb if low is None else gb.astype(low))
         else:
             gb = g
     return gx, gw, gb
