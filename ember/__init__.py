@@ -198,7 +198,7 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
-from ember import backends, cuda, func, nn, optim  # noqa: F401,E402
+from ember import func, nn, optim  # noqa: F401,E402
 from ember import serialization  # noqa: F401,E402
 from ember._layout import (  # noqa: F401,E402
     jagged,
@@ -249,7 +249,7 @@ _LAZY = {
     n: f"ember.{n}"
     for n in (
         "accelerator cpu jit mps testing version xpu fft signal quasirandom special masked "
-        "compiler distributed hub multiprocessing profiler distributions"
+        "compiler distributed hub multiprocessing profiler distributions cuda backends"
     ).split()
 }
 _LAZY["windows"] = "ember.signal.windows"

@@ -88,7 +88,7 @@ CUDA_SAME = [
     "torch.cuda.amp.GradScaler().is_enabled()",
     "torch.cuda.amp.GradScaler(enabled=False).get_scale()",
     "torch.cuda.amp.GradScaler().state_dict()",
-    "torch.cuda.amp.autocast().__enter__() is None",
+    "(lambda c: (c.__enter__() is None, c.__exit__(None, None, None))[0])(torch.cuda.amp.autocast())",
     "torch.cuda.amp.autocast(enabled=False)(lambda x: x + 1)(1)",
     "torch.zeros(2).cuda()",
     "torch.zeros(2).to('cuda')",
@@ -162,9 +162,26 @@ BACKENDS_SAME = [
 ]
 
 
+@pytest.fixture
+def restore_torch_flags():
+    """The torch side of these checks sets process-wide flags (matmul precision, oneDNN):
+    put torch's defaults back so later tests compare against an unchanged torch."""
+    yield
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = True
+        torch.backends.cudnn.enabled = True
+        torch.backends.cudnn.benchmark = torch.backends.cudnn.deterministic = False
+        torch.backends.mkldnn.enabled = True
+        torch.set_float32_matmul_precision("highest")
+
+
 @needs_torch
 @pytest.mark.parametrize("expr", BACKENDS_SAME)
-def test_backends_flags_as_torch(expr):
+def test_backends_flags_as_torch(expr, restore_torch_flags):
     _same(expr)
 
 

@@ -1,8 +1,8 @@
 """``ember.nn``: Parameter, Module, containers and layers (PyTorch's ``torch.nn``)."""
 
+from ember._lazy import lazy_dir as _lazy_dir
+from ember._lazy import lazy_getattr as _lazy_getattr
 from ember.nn import (  # noqa: F401
-    attention,
-    common_types,
     functional,
     init,
     modules,  # noqa: F401
@@ -75,6 +75,11 @@ def factory_kwargs(kwargs):
             r[k] = kwargs[k]
     return r
 
+
+# torch.nn.attention and torch.nn.common_types load on first use
+_LAZY = {"attention": "ember.nn.attention", "common_types": "ember.nn.common_types"}
+__getattr__ = _lazy_getattr(__name__, _LAZY)
+__dir__ = _lazy_dir(globals(), _LAZY)
 
 # torch.nn's names that ember has (submodules stay out, as in torch's namespaces)
 __all__ = sorted(

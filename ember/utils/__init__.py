@@ -5,9 +5,14 @@ import copyreg as _copyreg
 import types as _types
 import weakref as _weakref
 
-from ember.utils import checkpoint, data, hooks  # noqa: F401
-from ember.utils import dlpack as dlpack
-from ember.utils import weak as weak
+from ember._lazy import lazy_dir as _lazy_dir
+from ember._lazy import lazy_getattr as _lazy_getattr
+from ember.utils import data, hooks  # noqa: F401
+
+# checkpoint, dlpack and weak load on first use (import ember stays lean)
+_LAZY = {m: f"ember.utils.{m}" for m in ("checkpoint", "dlpack", "weak")}
+__getattr__ = _lazy_getattr(__name__, _LAZY)
+__dir__ = _lazy_dir(globals(), _LAZY)
 
 __all__ = ["checkpoint", "data", "deterministic", "dlpack", "hooks", "set_module", "swap_tensors"]
 __all__ += ["backcompat", "weak"]

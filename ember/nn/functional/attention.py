@@ -14,7 +14,6 @@ import math
 import warnings
 
 from ember import _autocast as _ac
-from ember.backends import cuda as _bcuda
 from ember.ops import joining as _joining
 from ember.ops.attention import Attention
 from ember.ops.creation import zeros
@@ -127,7 +126,7 @@ def scaled_dot_product_attention(
                 "set when is_causal=True"
             )
     dropout_p = _check_dropout(dropout_p)
-    if not _bcuda.math_sdp_enabled() and q.size and k.size and v.size:
+    if not _math_sdp_enabled() and q.size and k.size and v.size:
         # math kernel disabled (nn.attention.sdpa_kernel): torch's CPU kernel choice and errors
         from ember.nn.attention import _check_cpu_backend
 
@@ -620,3 +619,9 @@ def _static(t: Tensor, name: str, bsz: int, num_heads: int, head_dim: int) -> Te
     if t.size(2) != head_dim:
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {t.size(2)}")
     return t.view(bsz, num_heads, t.size(1), head_dim)
+
+
+def _math_sdp_enabled() -> bool:
+    from ember.backends import cuda  # first use only: import ember does not load ember.backends
+
+    return cuda.math_sdp_enabled()

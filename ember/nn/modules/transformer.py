@@ -15,7 +15,6 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ember import backends as _backends
 from ember._autocast import is_autocast_enabled as _is_autocast_enabled
 from ember.autograd import grad_mode as _gm
 from ember.nn import functional as F
@@ -286,7 +285,7 @@ class TransformerEncoder(Module):
         """Whether torch's ``TransformerEncoder.forward`` would run this call as nested tensors."""
         first = self.layers[0]
         if not (
-            _backends.mha.get_fastpath_enabled()
+            _mha_fastpath_enabled()
             and getattr(self, "use_nested_tensor", False)
             and not first.training
             and src.dim() == 3
@@ -615,3 +614,9 @@ class TransformerDecoderLayer(Module):
     def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout3(x)
+
+
+def _mha_fastpath_enabled() -> bool:
+    from ember.backends import mha  # first use only: import ember does not load ember.backends
+
+    return mha.get_fastpath_enabled()

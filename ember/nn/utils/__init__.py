@@ -2,14 +2,12 @@
 
 # NOTE: matches torch: the functions shadow their submodules' names (``nn.utils.weight_norm``
 # is the function; the module stays in sys.modules)
-from ember.nn.utils import (  # noqa: F401  # noqa: E402, F401
+from ember._lazy import lazy_dir as _lazy_dir
+from ember._lazy import lazy_getattr as _lazy_getattr
+from ember.nn.utils import (  # noqa: F401
     clip_grad,
     convert_parameters,
-    fusion,
     init,
-    memory_format,
-    parametrizations,
-    parametrize,
     rnn,
     stateless,
 )
@@ -24,21 +22,35 @@ from ember.nn.utils.convert_parameters import (  # noqa: F401
     parameters_to_vector,
     vector_to_parameters,
 )
-from ember.nn.utils.fusion import (  # noqa: F401
-    fuse_conv_bn_eval,
-    fuse_conv_bn_weights,
-    fuse_linear_bn_eval,
-    fuse_linear_bn_weights,
-)
 from ember.nn.utils.init import skip_init  # noqa: F401
-from ember.nn.utils.memory_format import (  # noqa: F401
-    convert_conv2d_weight_memory_format,
-    convert_conv3d_weight_memory_format,
-)
 from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402, F401
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: E402, F401
 
 # torch.nn.utils's names that ember has (submodules stay out)
+# parametrizations, fusion and memory formats load on first use (import ember stays lean)
+_LAZY = {m: f"ember.nn.utils.{m}" for m in ("fusion", "memory_format", "parametrize")}
+_LAZY["parametrizations"] = "ember.nn.utils.parametrizations"
+_LAZY.update(
+    {
+        n: f"ember.nn.utils.fusion:{n}"
+        for n in (
+            "fuse_conv_bn_eval",
+            "fuse_conv_bn_weights",
+            "fuse_linear_bn_eval",
+            "fuse_linear_bn_weights",
+        )
+    }
+)
+_LAZY.update(
+    {
+        n: f"ember.nn.utils.memory_format:{n}"
+        for n in ("convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
+    }
+)
+__getattr__ = _lazy_getattr(__name__, _LAZY)
+__dir__ = _lazy_dir(globals(), _LAZY)
+
 __all__ = sorted(
-    n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, type(rnn))
+    [n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, type(rnn))]
+    + [n for n, t in _LAZY.items() if ":" in t]
 )

@@ -250,12 +250,8 @@ class _SpectralNorm(Module):
     def _power_method(self, weight_mat: Tensor, n_power_iterations: int) -> None:
         # u, v updated in place (out=): the buffers keep their identity, as in torch
         for _ in range(n_power_iterations):
-            self._u = F.normalize(
-                ember.mv(weight_mat, self._v), dim=0, eps=self.eps, out=self._u
-            )
-            self._v = F.normalize(
-                ember.mv(weight_mat.H, self._u), dim=0, eps=self.eps, out=self._v
-            )
+            self._u = F.normalize(ember.mv(weight_mat, self._v), dim=0, eps=self.eps, out=self._u)
+            self._v = F.normalize(ember.mv(weight_mat.H, self._u), dim=0, eps=self.eps, out=self._v)
 
     def forward(self, weight: Tensor) -> Tensor:
         if weight.ndim == 1:
