@@ -88,7 +88,7 @@ CUDA_SAME = [
     "torch.cuda.amp.GradScaler().is_enabled()",
     "torch.cuda.amp.GradScaler(enabled=False).get_scale()",
     "torch.cuda.amp.GradScaler().state_dict()",
-    "(lambda c: (c.__enter__() is None, c.__exit__(None, None, None))[0])(torch.cuda.amp.autocast())",
+    "(lambda c: (c.__enter__() is None, c.__exit__(None, None, None)))(torch.cuda.amp.autocast())",
     "torch.cuda.amp.autocast(enabled=False)(lambda x: x + 1)(1)",
     "torch.zeros(2).cuda()",
     "torch.zeros(2).to('cuda')",
