@@ -461,6 +461,18 @@ def _scalar_output(func, inputs, fn_name, strict):
     return out_tuple, outputs
 
 
+def _hessian_setup(func, inputs, v, create_graph, strict, name):
+    """The first half of ``vhp``/``hvp`` (under grad mode): the inputs as fresh leaves, ``v``
+    checked against them, the scalar output and its Jacobian, kept differentiable."""
+    in_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _fresh(inputs, create_graph, True)
+    v = _prepare_v(v, inputs, create_graph, name, inputs, in_tuple, _V_NONE_INPUT)
+    out_tuple, outputs = _scalar_output(func, inputs, name, strict)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return in_tuple, inputs, v, out_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(*inputs), v^T H)``: the vector-Hessian product of a scalar function.
 
@@ -477,12 +489,9 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         (tensor(9.), tensor([ 6., 12.]))
     """
     with _gm.enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _fresh(inputs, create_graph, True)
-        v = _prepare_v(v, inputs, create_graph, "vhp", inputs, in_tuple, _V_NONE_INPUT)
-        out_tuple, outputs = _scalar_output(func, inputs, "vhp", strict)
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, jac = _hessian_setup(
+            func, inputs, v, create_graph, strict, "vhp"
+        )
     with _gm.set_grad_enabled(True if create_graph else _gm.is_grad_enabled()):
         res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_zeros(res, inputs, strict, create_graph, "double_back")
@@ -511,12 +520,9 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     from ember.ops.creation import zeros_like
 
     with _gm.enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _fresh(inputs, create_graph, True)
-        v = _prepare_v(v, inputs, create_graph, "hvp", inputs, in_tuple, _V_NONE_INPUT)
-        out_tuple, outputs = _scalar_output(func, inputs, "hvp", strict)
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, jac = _hessian_setup(
+            func, inputs, v, create_graph, strict, "hvp"
+        )
         us = tuple(zeros_like(x, requires_grad=True) for x in inputs)
         double_back = _autograd_grad(jac, inputs, us, create_graph=True)
         # NOTE: matches torch: this strict check looks at the Jacobian again
