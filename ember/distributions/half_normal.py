@@ -13,24 +13,22 @@ from ember.distributions.transforms import AbsTransform
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
-    """The half-normal distribution: ``|X|`` for ``X ~ Normal(0, scale)``.
-
-    Example:
-        >>> HalfNormal(ember.tensor([1.0])).log_prob(ember.tensor([0.0]))
-        tensor([-0.2258])
-    """
+class _Folded(TransformedDistribution):
+    """``|X|`` for ``X`` from the centred ``_base(0, scale)``: the half-normal and half-Cauchy
+    distributions share everything but their moments."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _base = Normal
+    _number_values = False  # log_prob converts a number first (HalfCauchy, as torch's)
 
     def __init__(self, scale, validate_args=None) -> None:
-        base_dist = Normal(0, scale, validate_args=False)
+        base_dist = self._base(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
+        new = self._get_checked_instance(type(self), _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
@@ -38,18 +36,12 @@ class HalfNormal(TransformedDistribution):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return ember.zeros_like(self.scale)
 
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
     def log_prob(self, value):
+        if self._number_values:
+            value = ember.as_tensor(value, dtype=self.base_dist.scale.dtype)
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
@@ -65,3 +57,20 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """The half-normal distribution: ``|X|`` for ``X ~ Normal(0, scale)``.
+
+    Example:
+        >>> HalfNormal(ember.tensor([1.0])).log_prob(ember.tensor([0.0]))
+        tensor([-0.2258])
+    """
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
