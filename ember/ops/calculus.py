@@ -288,16 +288,22 @@ class Logcumsumexp(Function):
 
 
 def _complex_log_add_exp(xp, x, y):
-    """``log(exp(x) + exp(y))`` for complex arrays as torch computes it: the operand with the
-    larger real part factored out, two equal infinite real parts handled apart."""
-    swap = x.real > y.real
-    lo, hi = xp.where(swap, y, x), xp.where(swap, x, y)
+    """``log(exp(x) + exp(y))`` for complex arrays as torch computes it (``logaddexp`` and
+    ``logcumsumexp`` alike): the operand with the larger real part factored out
+    (``log1p(e^(min - max)) + max``), two equal infinite real parts handled apart, nan in
+    either operand giving nan."""
+    # NOTE: matches torch: on equal real parts the second operand is the "min" one
+    lt = x.real < y.real
+    lo, hi = xp.where(lt, x, y), xp.where(lt, y, x)
     with xp.errstate(all="ignore"):  # inf - inf is replaced below
         r = xp.log1p(xp.exp(lo - hi)) + hi
         tie = xp.isinf(lo.real) & (lo.real == hi.real)
         if tie.any():
             r = xp.where(tie & (lo.real < 0), lo, r)
             r = xp.where(tie & (lo.real > 0), xp.log(xp.exp(lo) + xp.exp(hi)), r)
+    nan = xp.isnan(x) | xp.isnan(y)
+    if nan.any():
+        r = xp.where(nan, xp.asarray(complex("nan+nanj"), dtype=r.dtype), r)
     return r
 
 

@@ -26,6 +26,7 @@ from ember.ops._elementwise import (
     _opmath,
 )
 from ember.ops._selection import _return_type, _rt
+from ember.ops.calculus import _complex_log_add_exp
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
 
@@ -488,7 +489,7 @@ class LogAddExp(Function):
         xp = xp_of(a)
         ctx.save_for_backward(a, b)
         if a.dtype.kind == "c":
-            return _complex_logaddexp(xp, a, b)
+            return xp.asarray(_complex_log_add_exp(xp, a, b), dtype=a.dtype)
         f = xp.logaddexp2 if cls.base2 else xp.logaddexp
         return f(_opmath(a), _opmath(b)).astype(a.dtype, copy=False)
 
@@ -501,26 +502,6 @@ class LogAddExp(Function):
         ga = g * cj(1 / (1 + pw(b - a))) if need_a else None
         gb = g * cj(1 / (1 + pw(a - b))) if need_b else None
         return ga, gb
-
-
-def _complex_logaddexp(xp, a, b):
-    """``log(e^a + e^b)`` for complex arrays: the operand with the larger real part factored
-    out (``log1p(e^(min - max)) + max``), so large real parts do not overflow."""
-    # NOTE: matches torch: on equal real parts the second operand is the "min" one
-    lt = a.real < b.real
-    mn, mx = xp.where(lt, a, b), xp.where(lt, b, a)
-    with xp.errstate(all="ignore"):
-        y = xp.log1p(xp.exp(mn - mx)) + mx
-        # NOTE: matches torch: two equal infinite real parts are not subtracted: -inf gives the
-        # "min" operand, +inf the plain log(e^a + e^b)
-        same_inf = xp.isinf(mn.real) & (mn.real == mx.real)
-        if same_inf.any():
-            y = xp.where(same_inf & (mn.real < 0), mn, y)
-            y = xp.where(same_inf & (mn.real > 0), xp.log(xp.exp(mn) + xp.exp(mx)), y)
-    nan = xp.isnan(a) | xp.isnan(b)
-    if nan.any():
-        y = xp.where(nan, xp.asarray(complex("nan+nanj"), dtype=a.dtype), y)
-    return xp.asarray(y, dtype=a.dtype)
 
 
 class LogAddExp2(LogAddExp):
