@@ -242,6 +242,8 @@ from ember.utils.summary import summary  # noqa: F401,E402
 from ember._environment import *  # noqa: F401,F403,E402
 from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402
 
+from ember import _lazy  # noqa: E402
+
 # Namespaces that define no ``ember.`` name and attach nothing to Tensor load on first use
 # (``ember.fft``, ``import ember.fft`` and ``from ember import fft`` all work), so
 # ``import ember`` does not pay for them (torch.windows is torch.signal.windows).
@@ -275,12 +277,8 @@ from ember import _unsupported  # noqa: E402
 _unsupported.attach_tensor_stubs(Tensor)
 
 
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
-
-
-def __getattr__(name: str):
-    # Runs only on a miss, so existing names cost nothing.
+def _miss(name: str):
+    # Runs only on a miss that is no lazy namespace, so existing names cost nothing.
     if name == "__all__":
         # Built on first use, after every import above: torch's public names that ember has,
         # plus ember's documented extras (summary); submodules stay out, as in torch's __all__.
@@ -291,12 +289,6 @@ def __getattr__(name: str):
         )
         globals()["__all__"] = names
         return names
-    if name in _LAZY:
-        import importlib
-
-        module = importlib.import_module(_LAZY[name])
-        globals()[name] = module
-        return module
     if name == "Storage":
         # NOTE: matches torch: the legacy storage class of the default dtype (torch rebinds it in
         # set_default_dtype)
@@ -304,6 +296,10 @@ def __getattr__(name: str):
 
         return _LEGACY.get(get_default_dtype().name, FloatStorage)  # noqa: F405
     return _unsupported.module_getattr(__name__, name)
+
+
+__getattr__ = _lazy.lazy_getattr(__name__, _LAZY, fallback=_miss)
+__dir__ = _lazy.lazy_dir(globals(), _LAZY)
 
 
 from ember import amp  # noqa: F401,E402  (torch.amp)
