@@ -105,49 +105,12 @@ from ember.ops.index_dim import *  # noqa: F401,F403,E402
 from ember.ops.masked import *  # noqa: F401,F403,E402
 from ember.ops.nonzero_unique import *  # noqa: F401,F403,E402
 from ember.ops.linalg import *  # noqa: F401,F403,E402
-from ember.ops.linalg_solve import *  # noqa: F401,F403,E402
-from ember.ops.linalg_solve import _TOP as _linalg_solve_top  # noqa: E402
-
-globals().update(_linalg_solve_top)  # torch.det, slogdet... differ from torch.linalg's
-from ember.ops.linalg_lu import *  # noqa: F401,F403,E402
-from ember.ops.linalg_lu import _TOP as _linalg_lu_top  # noqa: E402
-
-globals().update(_linalg_lu_top)  # torch.lu, lu_solve differ from torch.linalg's
-from ember.ops.linalg_matrix import *  # noqa: F401,F403,E402
-from ember.ops.linalg_matrix import _TOP as _linalg_matrix_top  # noqa: E402
-
-globals().update(_linalg_matrix_top)  # torch.matrix_power's argument is input
 from ember.ops.addmm import *  # noqa: F401,F403,E402
 from ember.ops.products import *  # noqa: F401,F403,E402
 from ember.ops.cross import *  # noqa: F401,F403,E402
 from ember.ops.einsum import *  # noqa: F401,F403,E402
-from ember.ops.complex import *  # noqa: F401,F403,E402
 from ember.ops.softmax import *  # noqa: F401,F403,E402
 from ember.ops.special_gamma import *  # noqa: F401,F403,E402
-from ember.ops.special import *  # noqa: F401,F403,E402
-from ember.ops.scatter_reduce import *  # noqa: F401,F403,E402
-from ember.ops.bucketing import *  # noqa: F401,F403,E402
-from ember.ops.statistics import *  # noqa: F401,F403,E402
-from ember.ops.distances import *  # noqa: F401,F403,E402
-from ember.ops.calculus import *  # noqa: F401,F403,E402
-from ember.ops.combinatorics import *  # noqa: F401,F403,E402
-from ember.ops.tensor_surface import *  # noqa: F401,F403,E402
-from ember.ops.aliases import *  # noqa: F401,F403,E402
-from ember.ops.misc_ops import *  # noqa: F401,F403,E402
-from ember.ops.linalg_extra import *  # noqa: F401,F403,E402
-from ember.ops.rnn_functional import gru, lstm, rnn_relu, rnn_tanh  # noqa: F401,E402
-from ember.ops.linalg_decomp import *  # noqa: F401,F403,E402
-from ember.ops.linalg_decomp import _TOP as _linalg_decomp_top  # noqa: E402
-
-globals().update(_linalg_decomp_top)  # torch.svd/qr... differ from torch.linalg's
-from ember.ops.linalg_qr import *  # noqa: F401,F403,E402
-from ember.ops.linalg_qr import _TOP as _linalg_qr_top  # noqa: E402
-
-globals().update(_linalg_qr_top)  # torch.qr differs from torch.linalg.qr
-from ember.ops.linalg_lstsq import *  # noqa: F401,F403,E402
-from ember.ops.linalg_lstsq import _TOP as _linalg_lstsq_top  # noqa: E402
-
-globals().update(_linalg_lstsq_top)  # torch.lstsq/matrix_rank: removed stubs
 from ember import random as _random  # noqa: E402
 
 globals().update({_n: getattr(_random, _n) for _n in _random.TOP_LEVEL})
@@ -198,8 +161,7 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
-from ember import func, nn, optim  # noqa: F401,E402
-from ember import serialization  # noqa: F401,E402
+from ember import nn, optim  # noqa: F401,E402
 from ember._layout import (  # noqa: F401,E402
     jagged,
     layout,
@@ -210,65 +172,26 @@ from ember._layout import (  # noqa: F401,E402
     sparse_csr,
     strided,
 )
-from ember import sparse  # noqa: F401,E402
-from ember.sparse._tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401,E402
-from ember.sparse._tensor import sparse_csc_tensor  # noqa: F401,E402
-from ember.sparse._methods import hspmm, smm, spmm  # noqa: F401,E402
-from ember.sparse._blocked import (  # noqa: F401,E402
-    sparse_bsc_tensor,
-    sparse_bsr_tensor,
-    sparse_compressed_tensor,
-)
-from ember.sparse._extras import (  # noqa: F401,E402
-    ccol_indices_copy,
-    col_indices_copy,
-    crow_indices_copy,
-    dsmm,
-    hsmm,
-    indices_copy,
-    resize_as_sparse_,
-    row_indices_copy,
-    saddmm,
-    sspaddmm,
-    values_copy,
-)
-from ember.serialization import load, save  # noqa: F401,E402
-from ember.ops.memory import *  # noqa: F401,F403,E402
-from ember.ops.legacy import *  # noqa: F401,F403,E402
-from ember import storage as _storage_mod  # noqa: E402
 
-globals().update({_n: getattr(_storage_mod, _n) for _n in _storage_mod.TOP_LEVEL})
-from ember.utils.summary import summary  # noqa: F401,E402
-from ember._environment import *  # noqa: F401,F403,E402
-from ember._environment import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: F401,E402
+from ember import _lazy, _lazy_table  # noqa: E402
 
-from ember import _lazy  # noqa: E402
-
-# Namespaces that define no ``ember.`` name and attach nothing to Tensor load on first use
-# (``ember.fft``, ``import ember.fft`` and ``from ember import fft`` all work), so
-# ``import ember`` does not pay for them (torch.windows is torch.signal.windows).
+# What loads on first use, so ``import ember`` does not pay for it (ember/_lazy.py): the
+# namespaces that define no ``ember.`` name (``ember.fft``, ``import ember.fft`` and
+# ``from ember import fft`` all work; torch.windows is torch.signal.windows), and the op
+# families of _lazy_table.py, whose ``ember.`` names and Tensor methods load their module.
 _LAZY = {
     n: f"ember.{n}"
     for n in (
         "accelerator cpu jit mps testing version xpu fft signal quasirandom special masked "
-        "compiler distributed hub multiprocessing profiler distributions cuda backends"
+        "compiler distributed hub multiprocessing profiler distributions cuda backends sparse "
+        "serialization func amp"
     ).split()
 }
 _LAZY["windows"] = "ember.signal.windows"
-from ember.ops.spectral import (  # noqa: F401,E402  (torch.stft/istft and the windows)
-    bartlett_window,
-    blackman_window,
-    hamming_window,
-    hann_window,
-    istft,
-    kaiser_window,
-    stft,
-)
+_LAZY.update(_lazy.names(__name__))
+_lazy.attach_lazy_attrs(Tensor, _lazy_table.TENSOR)
 
-from ember._control_flow import *  # noqa: F401,F403,E402  (sym_*, cond, while_loop)
-from ember._runtime import *  # noqa: F401,F403,E402  (device exceptions, Event, Stream, queries)
 from ember.random.generator import thread_safe_generator  # noqa: F401,E402
-from ember.func import vmap  # noqa: F401,E402
 
 # Torch names ember deliberately lacks (ember/_unsupported.py): Tensor methods become stubs that
 # raise NotImplementedError with the reason; module misses go through __getattr__ below.
@@ -283,18 +206,21 @@ def _miss(name: str):
         # Built on first use, after every import above: torch's public names that ember has,
         # plus ember's documented extras (summary); submodules stay out, as in torch's __all__.
         names = sorted(
-            n
-            for n, v in globals().items()
-            if not n.startswith("_") and not isinstance(v, type(_unsupported))
+            {
+                n
+                for n, v in globals().items()
+                if not n.startswith("_") and not isinstance(v, type(_unsupported))
+            }
+            | set(_lazy.names(__name__))
         )
         globals()["__all__"] = names
         return names
     if name == "Storage":
         # NOTE: matches torch: the legacy storage class of the default dtype (torch rebinds it in
         # set_default_dtype)
-        from ember.storage import _LEGACY
+        from ember.storage import _LEGACY, FloatStorage
 
-        return _LEGACY.get(get_default_dtype().name, FloatStorage)  # noqa: F405
+        return _LEGACY.get(get_default_dtype().name, FloatStorage)
     return _unsupported.module_getattr(__name__, name)
 
 
@@ -302,8 +228,6 @@ __getattr__ = _lazy.lazy_getattr(__name__, _LAZY, fallback=_miss)
 __dir__ = _lazy.lazy_dir(globals(), _LAZY)
 
 
-from ember import amp  # noqa: F401,E402  (torch.amp)
-from ember.amp import GradScaler, autocast  # noqa: F401,E402
 from ember._autocast import (  # noqa: F401,E402  (torch's autocast state functions)
     autocast_decrement_nesting,
     autocast_increment_nesting,

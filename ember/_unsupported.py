@@ -445,10 +445,14 @@ def _flag(value: bool, doc: str) -> property:
 def attach_tensor_stubs(tensor_cls: type) -> None:
     """Attach the unsupported Tensor methods (stubs) and the truthful flags to ``tensor_cls``,
     never over a name the class already has (an implementation wins; the coverage test then
-    reports the stale entry)."""
+    reports the stale entry). The test is static, so it loads no lazy attribute."""
+
+    def has(name: str) -> bool:
+        return any(name in vars(c) for c in tensor_cls.__mro__)
+
     for name, (kind, reason) in UNSUPPORTED["torch.Tensor"].items():
-        if kind == FUNCTION and not hasattr(tensor_cls, name):
+        if kind == FUNCTION and not has(name):
             setattr(tensor_cls, name, Unsupported(f"Tensor.{name}", reason))
     for name, (value, reason) in TENSOR_FLAGS.items():
-        if not hasattr(tensor_cls, name):
+        if not has(name):
             setattr(tensor_cls, name, _flag(value, f"{value}: {reason}."))

@@ -199,7 +199,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 
 def _svd_norm(A: Tensor, dims, keepdim: bool, ord):
     B, perm = _backshift(A, *dims)
-    s = _decomp.svdvals(B)  # differentiable to any order (through the svd)
+    from ember.ops.linalg_decomp import svdvals
+
+    s = svdvals(B)  # differentiable to any order (through the svd)
     if ord == "nuc":
         r = _sum(s, -1, keepdim)
     elif s.shape[-1] == 0:
@@ -406,25 +408,13 @@ def solve_triangular(
     return result if out is None else _out(result, out)
 
 
-from ember.ops import linalg_decomp as _decomp  # noqa: E402
-from ember.ops import linalg_lstsq as _lstsq  # noqa: E402
-from ember.ops import linalg_lu as _lu  # noqa: E402
-from ember.ops import linalg_matrix as _matrix  # noqa: E402
-from ember.ops import linalg_qr as _qr  # noqa: E402
-from ember.ops import linalg_solve as _solve  # noqa: E402
+from ember import _lazy  # noqa: E402
 
-# The decompositions and solvers live in ember/ops/linalg_{decomp,solve,lu,matrix}.py; ember.linalg
-# re-exports the names each lists in LINALG_ALL.
-for _m in (_solve, _lu, _matrix, _decomp, _qr, _lstsq):
-    globals().update({_n: getattr(_m, _n) for _n in _m.LINALG_ALL})
-
+# The decompositions and solvers live in ember/ops/linalg_{solve,lu,matrix,decomp,qr,lstsq}.py,
+# each listing its ember.linalg names in LINALG_ALL; they load on first use (ember/_lazy.py).
+_LAZY = _lazy.names(__name__)
 __all__ = [
-    *_solve.LINALG_ALL,
-    *_lu.LINALG_ALL,
-    *_matrix.LINALG_ALL,
-    *_decomp.LINALG_ALL,
-    *_qr.LINALG_ALL,
-    *_lstsq.LINALG_ALL,
+    *_LAZY,
     "norm",
     "vector_norm",
     "matrix_norm",
@@ -439,10 +429,13 @@ __all__ = [
 from ember import _unsupported  # noqa: E402
 
 
-def __getattr__(name: str):
+def _miss(name: str):
     # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
     # lacks answers with its reason (ember/_unsupported.py).
     return _unsupported.module_getattr(__name__, name)
+
+
+__getattr__ = _lazy.lazy_getattr(__name__, _LAZY, fallback=_miss)
 
 
 def __dir__() -> list[str]:

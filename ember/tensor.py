@@ -267,7 +267,7 @@ class Tensor:
         return self._data.dtype.kind in "fV"
 
     def is_complex(self) -> bool:
-        return False
+        return self._data.dtype.kind == "c"
 
     @property
     def is_cuda(self) -> bool:
@@ -298,6 +298,10 @@ class Tensor:
         return -1 if d.type == "cpu" else (d.index or 0)
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is not None:
+            from ember.ops.memory import is_contiguous_in  # (memory formats: first use)
+
+            return is_contiguous_in(self, memory_format)
         return backend.namespace(self._data).is_contiguous(self._data)
 
     def stride(self, dim: int | None = None):
@@ -309,9 +313,6 @@ class Tensor:
 
     def data_ptr(self) -> int:
         return backend.namespace(self._data).data_ptr(self._data)
-
-    def untyped_storage(self):
-        raise NotImplementedError("ember tensors expose no storage object; use data_ptr()")
 
     # ---- Python protocol ---------------------------------------------------------------------
     def __len__(self) -> int:

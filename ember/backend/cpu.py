@@ -13,17 +13,6 @@ from ember.backend._gamma import (  # noqa: F401
     polygamma,
     standard_gamma_grad,
 )
-from ember.backend._linalg_solve import (  # noqa: F401
-    linalg_cholesky_ex,
-    linalg_expm,
-    linalg_ldl_factor,
-    linalg_ldl_solve,
-    linalg_lu_factor,
-    linalg_lu_solve,
-    linalg_pivots_to_perm,
-    linalg_singular_info,
-    linalg_solve_triangular,
-)
 from ember.backend._numpy_names import numpy_names
 from ember.backend._special import (  # noqa: F401
     erf,
@@ -122,14 +111,8 @@ def as_strided(array, shape, strides, offset=0):
     return _np.ndarray(shape, array.dtype, array, offset * isz, tuple(s * isz for s in strides))
 
 
-from ember.backend._fft import fft_c2c, fft_c2r, fft_r2c  # noqa: E402,F401  (torch.fft)
-from ember.backend._linalg_decomp import (  # noqa: E402,F401  (the linalg decompositions)
-    geqrf,
-    householder_product,
-    linalg_eig,
-    linalg_eigh,
-    linalg_lstsq,
-    linalg_qr,
-    linalg_svd,
-    ormqr,
-)
+# The linear-algebra and FFT kernels (ember/backend/_linalg_solve.py, _linalg_decomp.py,
+# _fft.py) load on first use (ember/_lazy.py).
+from ember import _lazy  # noqa: E402
+
+__getattr__ = _lazy.lazy_getattr(__name__, _lazy.names(__name__))

@@ -438,7 +438,6 @@ Tensor.resolve_neg = resolve_neg
 Tensor.is_conj = is_conj
 Tensor.is_neg = is_neg
 Tensor.chalf = _chalf
-Tensor.is_complex = is_complex
 
 
 __all__ = [

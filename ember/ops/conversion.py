@@ -161,7 +161,9 @@ _TYPE_NAMES = {f"torch.{v}": getattr(_dtype, k) for k, v in _TENSOR_TYPES.items(
 
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
-    """With no argument, the type name (``"torch.FloatTensor"``); else convert to ``dtype``."""
+    """With no argument, the type name (``"torch.FloatTensor"``); else convert to ``dtype`` (a
+    dtype, a name such as ``"torch.DoubleTensor"`` or a legacy type such as
+    ``ember.DoubleTensor``)."""
     if dtype is None:
         where = "" if self.device.type == "cpu" else f"{self.device.type}."
         return f"torch.{where}{_TENSOR_TYPES[self.dtype.name]}"
@@ -169,6 +171,11 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         if dtype not in _TYPE_NAMES:
             raise ValueError(f"invalid type: {dtype!r}")
         dtype = _TYPE_NAMES[dtype]
+    elif not isinstance(dtype, _dtype.dtype):
+        from ember.ops.legacy import _TensorType  # (the legacy types load on first use)
+
+        if isinstance(dtype, _TensorType):  # ember.DoubleTensor...
+            dtype = dtype.dtype
     return to(self, dtype)
 
 
@@ -191,7 +198,16 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
 
 
 def contiguous(self: Tensor, memory_format=None) -> Tensor:
-    """``self`` if its memory is C-contiguous, else a contiguous copy."""
+    """``self`` if laid out in ``memory_format`` (default C order), else a copy that is.
+
+    Example:
+        >>> ember.zeros(1, 2, 3, 4).contiguous(memory_format=ember.channels_last).stride()
+        (24, 1, 8, 2)
+    """
+    if memory_format is not None:
+        from ember.ops.memory import contiguous_in  # (memory formats load on first use)
+
+        return contiguous_in(self, memory_format)
     if xp_of(self._data).is_contiguous(self._data):
         return self
     return clone(self)

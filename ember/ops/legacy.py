@@ -168,20 +168,6 @@ def set_default_tensor_type(t) -> None:
     _dtype.set_default_dtype(dt)
 
 
-_plain_type = Tensor.type
-
-
-def _type(self: Tensor, dtype=None, non_blocking=False, **kwargs):
-    """With no argument the type name (``'torch.FloatTensor'``); else a copy converted to
-    ``dtype`` (a dtype, a name such as ``'torch.DoubleTensor'`` or a typed class)."""
-    if isinstance(dtype, _TensorType):
-        dtype = dtype.dtype
-    return _plain_type(self, dtype, non_blocking, **kwargs)
-
-
-Tensor.type = _type
-
-
 def typename(obj) -> str:
     """The type name of ``obj``: ``'torch.FloatTensor'`` for tensors (PyTorch's names, so
     code comparing them keeps working), else ``module.QualifiedName``.

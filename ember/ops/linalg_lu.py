@@ -19,7 +19,7 @@ import warnings
 from ember import _autocast as _ac
 from ember.autograd.function import Function
 from ember.ops._dispatch import xp_of
-from ember.ops._selection import _return_type, _rt
+from ember.ops._selection import _return_type
 from ember.ops.broadcast import broadcast_shapes
 from ember.ops.linalg_solve import (
     _any_bad,
@@ -57,17 +57,20 @@ LINALG_ALL = (
     "ldl_solve",
 )
 
-for _name, _fields in (
-    ("linalg_cholesky_ex", ("L", "info")),
-    ("linalg_lu", ("P", "L", "U")),
-    ("linalg_lu_factor", ("LU", "pivots")),
-    ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
-    ("linalg_ldl_factor", ("LD", "pivots")),
-    ("linalg_ldl_factor_ex", ("LD", "pivots", "info")),
-    ("lu_unpack", ("P", "L", "U")),
-    ("triangular_solve", ("solution", "cloned_coefficient")),
-):
-    _rt.setdefault(_name, _return_type(_name, _fields))
+# (torch.return_types; ember/return_types.py shows them)
+_RETURN_TYPES = {
+    n: _return_type(n, fields)
+    for n, fields in (
+        ("linalg_cholesky_ex", ("L", "info")),
+        ("linalg_lu", ("P", "L", "U")),
+        ("linalg_lu_factor", ("LU", "pivots")),
+        ("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+        ("linalg_ldl_factor", ("LD", "pivots")),
+        ("linalg_ldl_factor_ex", ("LD", "pivots", "info")),
+        ("lu_unpack", ("P", "L", "U")),
+        ("triangular_solve", ("solution", "cloned_coefficient")),
+    )
+}
 
 
 # ---- primitives ---------------------------------------------------------------------------------
@@ -178,7 +181,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     LU, piv, info = LuFactor.apply(A)
     if check_errors:
         _lu_singular(A, info, "torch.linalg.lu_factor_ex")
-    return _outs(_rt["linalg_lu_factor_ex"](LU, piv, info), out)
+    return _outs(_RETURN_TYPES["linalg_lu_factor_ex"](LU, piv, info), out)
 
 
 def _lu_singular(A: Tensor, info: Tensor, op: str) -> None:
@@ -206,7 +209,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     _lu_checks(A, "torch.lu_factor", pivot)
     LU, piv, info = LuFactor.apply(A)
     _lu_singular(A, info, "torch.linalg.lu_factor")
-    return _outs(_rt["linalg_lu_factor"](LU, piv), out)
+    return _outs(_RETURN_TYPES["linalg_lu_factor"](LU, piv), out)
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
@@ -234,7 +237,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     P = _perm_matrix(LU, LU_pivots._data) if unpack_pivots else empty
     if unpack_pivots and P.shape[:-2] != LU.shape[:-2]:
         P = P.expand(*LU.shape[:-2], m, m)
-    return _outs(_rt["lu_unpack"](P, L, U), out)
+    return _outs(_RETURN_TYPES["lu_unpack"](P, L, U), out)
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None):
@@ -252,7 +255,7 @@ def lu(A: Tensor, *, pivot: bool = True, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     LU, piv, _ = LuFactor.apply(A)
-    return _outs(_rt["linalg_lu"](*lu_unpack(LU, piv)), out)
+    return _outs(_RETURN_TYPES["linalg_lu"](*lu_unpack(LU, piv)), out)
 
 
 def _top_lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
@@ -357,7 +360,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     LD, piv, info = LdlFactor.apply(A, hermitian)
     if check_errors:
         _ldl_error(info, "torch.linalg.ldl_factor_ex")
-    return _outs(_rt["linalg_ldl_factor_ex"](LD, piv, info), out)
+    return _outs(_RETURN_TYPES["linalg_ldl_factor_ex"](LD, piv, info), out)
 
 
 def _ldl_error(info: Tensor, op: str) -> None:
@@ -376,7 +379,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None):
     """
     LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
     _ldl_error(info, "torch.linalg.ldl_factor")
-    return _outs(_rt["linalg_ldl_factor"](LD, piv), out)
+    return _outs(_RETURN_TYPES["linalg_ldl_factor"](LD, piv), out)
 
 
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
@@ -428,7 +431,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
             raise la.LinAlgError(msg) from None
         low, info = xp.linalg_cholesky_ex(A._data)
         L, info = _wrap(xp.conj(xp.swapaxes(low, -1, -2)) if upper else low), _wrap(info)
-    return _outs(_rt["linalg_cholesky_ex"](L, info), out)
+    return _outs(_RETURN_TYPES["linalg_cholesky_ex"](L, info), out)
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
@@ -523,7 +526,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     x = _la().solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     batch = tuple(broadcast_shapes(A.shape[:-2], b.shape[:-2]))
     coef = A.expand(*batch, *A.shape[-2:]).clone()
-    return _outs(_rt["triangular_solve"](x, coef), out)
+    return _outs(_RETURN_TYPES["triangular_solve"](x, coef), out)
 
 
 # ---- Tensor methods (torch's top-level forms) ---------------------------------------------------

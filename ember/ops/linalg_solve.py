@@ -21,7 +21,7 @@ from ember import _autocast as _ac
 from ember import _dtype
 from ember.autograd.function import Function
 from ember.ops._dispatch import cj, xp_of
-from ember.ops._selection import _return_type, _rt
+from ember.ops._selection import _return_type
 from ember.ops.pointwise import _out
 from ember.ops.reduction import _tname
 from ember.tensor import Tensor, _wrap
@@ -41,13 +41,16 @@ LINALG_ALL = (
     "solve_ex",
 )
 
-for _name, _fields in (
-    ("slogdet", ("sign", "logabsdet")),
-    ("linalg_slogdet", ("sign", "logabsdet")),
-    ("linalg_inv_ex", ("inverse", "info")),
-    ("linalg_solve_ex", ("result", "info")),
-):
-    _rt.setdefault(_name, _return_type(_name, _fields))
+# (torch.return_types; ember/return_types.py shows them)
+_RETURN_TYPES = {
+    n: _return_type(n, fields)
+    for n, fields in (
+        ("slogdet", ("sign", "logabsdet")),
+        ("linalg_slogdet", ("sign", "logabsdet")),
+        ("linalg_inv_ex", ("inverse", "info")),
+        ("linalg_solve_ex", ("result", "info")),
+    )
+}
 
 
 def _la():
@@ -358,7 +361,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
         r, info = Inv.apply(A, "linalg.inv_ex"), _info_tensor(xp_of(A._data), A.shape[:-2])
     else:
         r, info = InvEx.apply(A)
-    return _outs(_rt["linalg_inv_ex"](r, info), out)
+    return _outs(_RETURN_TYPES["linalg_inv_ex"](r, info), out)
 
 
 def _solve_args(A: Tensor, B: Tensor, left: bool, op: str):
@@ -443,7 +446,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
         x = x.squeeze(-1)
     elif not left:
         x = x.mT
-    return _outs(_rt["linalg_solve_ex"](x, info), out)
+    return _outs(_RETURN_TYPES["linalg_solve_ex"](x, info), out)
 
 
 def det(A: Tensor, *, out=None) -> Tensor:
@@ -472,7 +475,7 @@ def _top_det(input: Tensor) -> Tensor:
 def _slogdet(A: Tensor, kind: str):
     _square(A, "linalg.slogdet")
     _float(A, "linalg.slogdet", low_precision=False)
-    return _rt[kind](*Slogdet.apply(A))
+    return _RETURN_TYPES[kind](*Slogdet.apply(A))
 
 
 def slogdet(A: Tensor, *, out=None):

@@ -124,25 +124,17 @@ def _in_format(t: Tensor, fmt) -> Tensor:
     return unary(_ToFormat, t, _format_rank(fmt, t.ndim))
 
 
-def _contiguous(self: Tensor, memory_format=contiguous_format) -> Tensor:
-    """``self`` if laid out in ``memory_format`` (default C order), else a copy that is.
-
-    Example:
-        >>> ember.zeros(1, 2, 3, 4).contiguous(memory_format=ember.channels_last).stride()
-        (24, 1, 8, 2)
-    """
-    if (
-        memory_format is None
-        or memory_format is contiguous_format
-        or memory_format is preserve_format
-    ):
-        return _plain_contiguous(self)
+def contiguous_in(self: Tensor, memory_format) -> Tensor:
+    """``Tensor.contiguous`` given a ``memory_format`` (ember/ops/conversion.py calls it)."""
+    if memory_format is contiguous_format or memory_format is preserve_format:
+        return self.contiguous()
     _format_rank(memory_format, self.ndim)
     return self if _is_format(self._data, memory_format) else _in_format(self, memory_format)
 
 
-def _is_contiguous(self: Tensor, memory_format=contiguous_format) -> bool:
-    """Whether the memory is dense in ``memory_format``'s order (default C order)."""
+def is_contiguous_in(self: Tensor, memory_format) -> bool:
+    """``Tensor.is_contiguous`` given a ``memory_format`` (ember/tensor.py calls it): whether
+    the memory is dense in its order."""
     if memory_format is preserve_format:
         raise RuntimeError("Memory format preserve_format is not supported by is_contiguous")
     return _is_format(self._data, memory_format)
@@ -166,9 +158,6 @@ def _dim_order(self: Tensor, *, ambiguity_check=False) -> tuple:
     return order
 
 
-_plain_contiguous = Tensor.contiguous
-Tensor.contiguous = _contiguous
-Tensor.is_contiguous = _is_contiguous
 Tensor.dim_order = _dim_order
 
 

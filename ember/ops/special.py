@@ -25,7 +25,7 @@ from ember.ops._elementwise import (
     _floating_pair,
     _opmath,
 )
-from ember.ops._selection import _return_type, _rt
+from ember.ops._selection import _return_type
 from ember.ops.calculus import _complex_log_add_exp
 from ember.ops.pointwise import _out, inplace
 from ember.tensor import Tensor, _wrap
@@ -730,7 +730,8 @@ class Frexp(Function):
         return g / _wrap(e.astype(g._data.dtype)).exp2()  # mantissa = x / 2^e
 
 
-_rt["frexp"] = _return_type("frexp", ("mantissa", "exponent"))
+# (torch.return_types; ember/return_types.py shows it)
+_RETURN_TYPES = {"frexp": _return_type("frexp", ("mantissa", "exponent"))}
 
 
 def frexp(input: Tensor, *, out=None):
@@ -750,8 +751,8 @@ def frexp(input: Tensor, *, out=None):
     if out is not None:
         _out(m, out[0])
         _out(e, out[1])
-        return _rt["frexp"](out[0], out[1])
-    return _rt["frexp"](m, e)
+        return _RETURN_TYPES["frexp"](out[0], out[1])
+    return _RETURN_TYPES["frexp"](m, e)
 
 
 def signbit(input: Tensor, *, out=None) -> Tensor:

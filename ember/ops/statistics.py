@@ -15,7 +15,7 @@ import warnings
 from ember import _autocast as _ac
 from ember import _dtype
 from ember.ops._dispatch import xp_of
-from ember.ops._selection import _return_type, _rt
+from ember.ops._selection import _return_type
 from ember.ops.creation import tensor
 from ember.ops.gather_scatter import gather
 from ember.ops.pointwise import _name, _out
@@ -23,8 +23,8 @@ from ember.ops.sorting import sort
 from ember.ops.ternary import lerp
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
-_rt["histogram"] = _return_type("histogram", ("hist", "bin_edges"))
-_rt["histogramdd"] = _return_type("histogramdd", ("hist", "bin_edges"))
+# (torch.return_types; ember/return_types.py shows them)
+_RETURN_TYPES = {n: _return_type(n, ("hist", "bin_edges")) for n in ("histogram", "histogramdd")}
 
 
 # ---- bincount --------------------------------------------------------------------------------
@@ -230,11 +230,11 @@ def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = F
     x = input._data.reshape(-1, 1)
     _check_weight(weight, input.shape, x)
     hist, edges = _dd(input, bins, range, weight, density, 1, x)
-    result = _rt["histogram"](_wrap(hist), _wrap(edges[0].copy()))
+    result = _RETURN_TYPES["histogram"](_wrap(hist), _wrap(edges[0].copy()))
     if out is not None:
         _out(result[0], out[0])
         _out(result[1], out[1])
-        return _rt["histogram"](out[0], out[1])
+        return _RETURN_TYPES["histogram"](out[0], out[1])
     return result
 
 
@@ -254,7 +254,7 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
     x = input._data.reshape(-1, D)
     _check_weight(weight, input.shape[:-1], input)
     hist, edges = _dd(input, bins, range, weight, density, D, x)
-    return _rt["histogramdd"](_wrap(hist), tuple(_wrap(e.copy()) for e in edges))
+    return _RETURN_TYPES["histogramdd"](_wrap(hist), tuple(_wrap(e.copy()) for e in edges))
 
 
 # ---- quantile --------------------------------------------------------------------------------

@@ -15,18 +15,15 @@ from ember.optim.radam import RAdam
 from ember.optim.rmsprop import RMSprop
 from ember.optim.rprop import Rprop
 from ember.optim.sgd import SGD
-from ember.optim.sparse_adam import SparseAdam
 
 __all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
 __all__ += ["ASGD", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop"]
 __all__ += ["LBFGS"]
-__all__ += ["SparseAdam"]
-from ember.optim.adafactor import Adafactor  # noqa: E402
+# SparseAdam, Adafactor, Muon and swap_in_optimizer_params_and_state load on first use
+# (ember/_lazy.py).
+from ember import _lazy  # noqa: E402
 
-__all__ += ["Adafactor"]
-from ember.optim.muon import Muon  # noqa: E402
-
-__all__ += ["Muon"]
-from ember.optim._stateless import swap_in_optimizer_params_and_state  # noqa: E402
-
-__all__ += ["swap_in_optimizer_params_and_state"]
+_LAZY = _lazy.names(__name__)
+__all__ += list(_LAZY)
+__getattr__ = _lazy.lazy_getattr(__name__, _LAZY)
+__dir__ = _lazy.lazy_dir(globals(), _LAZY)

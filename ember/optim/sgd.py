@@ -7,12 +7,9 @@ from typing import Any
 
 from ember._layout import sparse_coo
 from ember._layout import strided as _strided
-from ember.backend import _sparse as _k
 from ember.ops._dispatch import xp_of
 from ember.optim._common import check_fused, effective_grad, restore_groups
 from ember.optim.optimizer import Optimizer
-from ember.sparse._array import SparseArray
-from ember.sparse._functions import new_sparse
 from ember.tensor import Tensor, _wrap
 
 
@@ -46,6 +43,10 @@ def sgd_update(p, g, buf, lr, momentum, dampening, weight_decay, nesterov, maxim
 def _sparse_step(p: Tensor, grad: Tensor, state: Any, group: dict[str, Any]) -> None:
     """SGD on a sparse COO gradient, as torch's: a sparse momentum buffer (entries appended
     step after step, never densified) and the update scattered into the rows it names."""
+    from ember.backend import _sparse as _k  # (sparse tensors load on first use)
+    from ember.sparse._array import SparseArray
+    from ember.sparse._functions import new_sparse
+
     if group["weight_decay"] != 0:
         # NOTE: matches torch: weight decay adds the dense parameter to the sparse gradient
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import check_inference_write
-from ember.ops.complex import view_as_real as _view_as_real
 from ember.ops.pointwise import inplace
 from ember.random._helpers import (
     _CPP_NAME,
@@ -26,6 +25,13 @@ from ember.random._helpers import (
 from ember.random.creation import _DIGITS, _draw_ints, _int_range
 from ember.random.sampling import _check_p, _check_p_float, _sample_fn
 from ember.tensor import Tensor
+
+
+def _real_view(t: Tensor) -> Tensor:
+    from ember.ops.complex import view_as_real  # (complex ops load on first use)
+
+    return view_as_real(t)
+
 
 _F32, _F64 = _dtype.float32._np, _dtype.float64._np
 
@@ -103,7 +109,7 @@ def _uniform_fill(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     a, b = _num(a, "from", "uniform_"), _num(b, "to", "uniform_")
     npd = self._data.dtype
     if npd.kind == "c":  # NOTE: matches torch: each part uniform on [from, to)
-        _uniform_fill(_view_as_real(self), a, b, generator=generator)
+        _uniform_fill(_real_view(self), a, b, generator=generator)
         return self
     _check_float(npd, "check_uniform_bounds")
     if a > b:
@@ -139,7 +145,7 @@ def _normal_fill(self: Tensor, mean=0.0, std=1.0, *, generator=None) -> Tensor:
     if not s >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(s)}")
     if self._data.dtype.kind == "c":  # NOTE: matches torch: each part N(mean, std^2 / 2)
-        _normal_fill(_view_as_real(self), m, s * 0.5**0.5, generator=generator)
+        _normal_fill(_real_view(self), m, s * 0.5**0.5, generator=generator)
         return self
     _check_float(self._data.dtype, "normal_kernel_cpu")
 

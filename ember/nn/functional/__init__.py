@@ -16,7 +16,6 @@ from ember.nn.functional.distance import *  # noqa: F403
 from ember.nn.functional.dropout import *  # noqa: F403
 from ember.nn.functional.fractional_pooling import *  # noqa: F403
 from ember.nn.functional.loss import *  # noqa: F403
-from ember.nn.functional.lowp_mm import *  # noqa: F403
 from ember.nn.functional.margin_loss import *  # noqa: F403
 from ember.nn.functional.normalization import *  # noqa: F403
 from ember.nn.functional.pooling import *  # noqa: F403
@@ -37,7 +36,6 @@ _FAMILIES = [
         "dropout",
         "fractional_pooling",
         "loss",
-        "lowp_mm",
         "margin_loss",
         "normalization",
         "pooling",
@@ -50,13 +48,21 @@ assert len(_names) == len(set(_names)), "a name is exported by two families"
 __all__ = ["linear", "bilinear"] + _names
 __all__ += ["grad"]
 
-from ember import _unsupported  # noqa: E402
+# The low-precision matmuls (lowp_mm.py: scaled_mm, grouped_mm...) load on first use
+# (ember/_lazy.py).
+from ember import _lazy, _unsupported  # noqa: E402
+
+_LAZY = _lazy.names(__name__)
+__all__ += list(_LAZY)
 
 
-def __getattr__(name: str):
+def _miss(name: str):
     # Runs only on a miss, so existing names cost nothing: a torch name ember deliberately
     # lacks answers with its reason (ember/_unsupported.py).
     return _unsupported.module_getattr(__name__, name)
+
+
+__getattr__ = _lazy.lazy_getattr(__name__, _LAZY, fallback=_miss)
 
 
 def __dir__() -> list[str]:

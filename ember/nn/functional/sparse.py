@@ -10,10 +10,16 @@ from ember.autograd.grad_mode import no_grad
 from ember.ops._dispatch import xp_of
 from ember.ops.creation import zeros
 from ember.ops.embedding import EmbeddingBagMax, EmbeddingLookup
-from ember.sparse._functions import EmbeddingSparse
 from ember.tensor import Tensor, _wrap
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
+
+
+def _sparse_lookup():
+    from ember.sparse._functions import EmbeddingSparse  # (sparse tensors load on first use)
+
+    return EmbeddingSparse
+
 
 _TYPE_NAMES = {
     "float64": "DoubleTensor",
@@ -136,7 +142,7 @@ def embedding(
         _renorm_(weight, idx, max_norm, norm_type)
     if idx.dtype.name != "int64":
         input = input.long()
-    lookup = EmbeddingSparse if sparse else EmbeddingLookup
+    lookup = _sparse_lookup() if sparse else EmbeddingLookup
     return lookup.apply(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
@@ -277,7 +283,7 @@ def embedding_bag(
         entries = entries.long()
     if mode == "max":
         return EmbeddingBagMax.apply(weight, entries, bag_t, num_bags)
-    lookup = EmbeddingSparse if sparse else EmbeddingLookup
+    lookup = _sparse_lookup() if sparse else EmbeddingLookup
     rows = lookup.apply(weight, entries, None, bool(scale_grad_by_freq))
     if mode == "sum" and per_sample_weights is not None:
         psw = (

@@ -8,7 +8,6 @@ import warnings
 
 from ember import _autocast as _ac
 from ember import _dtype, backend
-from ember.ops import antialias as _aa
 from ember.ops import grid_sample as _grid
 from ember.ops import vision as _vision
 from ember.tensor import Tensor
@@ -358,6 +357,8 @@ def interpolate(
 def _interpolate_aa(input, mode, spatial, out_size, align_corners, scales) -> Tensor:
     """Antialiased bilinear / bicubic / lanczos of a 4-D input: one weight matrix per axis
     (``ops.antialias``), applied by the same linear ``Resample`` node as the plain modes."""
+    from ember.ops import antialias as _aa  # (loads on first use)
+
     dtype = input._data.dtype
     if dtype.kind != "f" or dtype.itemsize < 4:
         # NOTE: matches torch: its weight builder dispatches on float32/float64 only

@@ -24,7 +24,6 @@ from ember.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
-from ember.utils.data.distributed import DistributedSampler
 from ember.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
@@ -56,3 +55,10 @@ __all__ = [
     "get_worker_info",
     "random_split",
 ]
+
+# DistributedSampler loads on first use (ember/_lazy.py).
+from ember import _lazy  # noqa: E402
+
+_LAZY = _lazy.names(__name__)
+__getattr__ = _lazy.lazy_getattr(__name__, _LAZY)
+__dir__ = _lazy.lazy_dir(globals(), _LAZY)
