@@ -33,6 +33,24 @@ def _is_meta(a) -> bool:
     return xp_of(a).device_type == "meta"
 
 
+def _scale_last_band(d, count: int, factor: float, fresh: bool):
+    """``_scaled_band`` of a C-contiguous complex array on its last axis, in one pass: the
+    real view times a mask of 1s and ``factor``s, tiled so that each inner loop is long (a
+    slice of 15 of 17 entries per row runs short strided loops, twice as slow)."""
+    xp = xp_of(d)
+    n = d.shape[-1]
+    real = d.real.dtype
+    rows = d.size // n
+    tile = min(rows & -rows, 128) if rows else 1  # a power of two that divides the rows
+    mask = xp.ones(2 * n, dtype=real)
+    mask[2 : 2 + 2 * count] = factor
+    mask = xp.tile(mask, tile)
+    out = d if fresh else xp.empty_like(d)
+    shape = (-1, 2 * n * tile)
+    xp.multiply(d.view(real).reshape(shape), mask, out=out.view(real).reshape(shape))
+    return out
+
+
 def _scaled_band(g: Tensor, axis: int, count: int, factor: float, fresh: bool) -> Tensor:
     """``g`` with entries ``1 .. count`` of ``axis`` multiplied by ``factor`` (the Hermitian
     weights of the one-sided transforms' gradients). Outside double backward this scales a
@@ -44,6 +62,8 @@ def _scaled_band(g: Tensor, axis: int, count: int, factor: float, fresh: bool) -
     if not (_gm.state.enabled and g._requires_grad):
         if _is_meta(d):
             return g
+        if axis == d.ndim - 1 and d.dtype.kind == "c" and d.flags.c_contiguous:
+            return _wrap(_scale_last_band(d, count, factor, fresh))
         if not fresh:
             d = d.copy()
         d[(slice(None),) * axis + (slice(1, 1 + count),)] *= factor
