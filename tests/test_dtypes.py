@@ -427,3 +427,22 @@ def test_half_precision_fused_products_round_once_as_torch(dt):
     for got, want in zip(run(ember), run(torch), strict=True):
         g, w = got.float().numpy(), want.float().numpy()
         assert got.dtype.name == dt and (g == w).mean() >= 0.99, (g != w).sum()
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16"])
+def test_widen_of_a_broadcast_half_array_equals_its_cast(name):
+    # backend.widen casts a stride-0 array's distinct values once (the gradient of a sum reaching
+    # a half-precision Linear); the values must be astype's, dense or broadcast
+    from ember import backend
+
+    npd = getattr(ember, name)._np
+    core = np.linspace(-3, 3, 7, dtype=np.float32).astype(npd).reshape(1, 7, 1)
+    for a in (np.broadcast_to(core, (5, 7, 4)), core.repeat(4, axis=2), np.ones((), npd)):
+        got = backend.widen(a, np.dtype(np.float32))
+        assert got.dtype == np.float32 and got.shape == a.shape
+        np.testing.assert_array_equal(got, a.astype(np.float32))
+    x = ember.randn(8, 6).to(getattr(ember, name)).requires_grad_()
+    lin = ember.nn.Linear(6, 3).to(getattr(ember, name))
+    lin(x).sum().backward()  # g is a broadcast ones: the widened path
+    want = lin.weight.detach().float().sum(0).to(getattr(ember, name)).expand(8, 6)
+    np.testing.assert_array_equal(x.grad.float().numpy(), want.float().numpy())

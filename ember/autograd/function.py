@@ -513,7 +513,9 @@ def low_opmath(raw):
     f32 = _F32
     # a dtype argument naming the low dtype (a result dtype the op casts to) becomes float32 too
     return low, [
-        a.astype(f32) if a.__class__ in _ARRAY_TYPES and a.dtype == low else f32 if a is low else a
+        (backend.widen(a, f32) if a.__class__ in _ARRAY_TYPES and a.dtype == low else a)
+        if a is not low
+        else f32
         for a in raw
     ]
 

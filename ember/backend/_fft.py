@@ -12,20 +12,7 @@ measured 3-4x slower on the bench workload. SciPy is imported inside the functio
 
 from __future__ import annotations
 
-import os
-
 from ember.backend import _threads
-
-
-def _usable_cores() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-# torch runs its FFTs on its intra-op pool (one thread per usable core); SciPy's ``workers`` is
-# the counterpart.
-_WORKERS = max(1, min(_usable_cores(), 16))
 
 
 def _norm(scale: int, forward: bool) -> str:
@@ -46,9 +33,9 @@ def fft_c2c(a, axes: tuple, scale: int, forward: bool):
     norm = _norm(scale, forward)
     if len(axes) == 1:  # the one-axis entry points cost a fifth of the n-d ones per call
         f = sf.fft if forward else sf.ifft
-        return f(a, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS)
+        return f(a, axis=axes[0], norm=norm, workers=_threads.workers())
     f = sf.fftn if forward else sf.ifftn
-    return f(a, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_threads.workers())
 
 
 def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
@@ -59,9 +46,9 @@ def fft_r2c(a, axes: tuple, scale: int, onesided: bool):
     norm = _norm(scale, True)
     if len(axes) == 1:
         f = sf.rfft if onesided else sf.fft
-        return f(a, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS)
+        return f(a, axis=axes[0], norm=norm, workers=_threads.workers())
     f = sf.rfftn if onesided else sf.fftn
-    return f(a, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)
+    return f(a, axes=axes, norm=norm, workers=_threads.workers())
 
 
 def fft_c2r(a, axes: tuple, scale: int, last_size: int):
@@ -71,8 +58,6 @@ def fft_c2r(a, axes: tuple, scale: int, last_size: int):
 
     norm = _norm(scale, False)
     if len(axes) == 1:
-        return sf.irfft(
-            a, n=last_size, axis=axes[0], norm=norm, workers=_threads.requested or _WORKERS
-        )
+        return sf.irfft(a, n=last_size, axis=axes[0], norm=norm, workers=_threads.workers())
     s = [a.shape[ax] for ax in axes[:-1]] + [last_size]
-    return sf.irfftn(a, s=s, axes=axes, norm=norm, workers=_threads.requested or _WORKERS)
+    return sf.irfftn(a, s=s, axes=axes, norm=norm, workers=_threads.workers())

@@ -8,6 +8,25 @@ inside the functions (not at ``import ember``: scanning the loaded libraries cos
 
 from __future__ import annotations
 
+import os
+
+
+def _usable_cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+# torch runs its own loops (FFTs, conversions) on its intra-op pool, one thread per usable core;
+# ember's counterpart for the loops it hands out itself (SciPy's FFT ``workers``)
+_DEFAULT_WORKERS = max(1, min(_usable_cores(), 16))
+
+
+def workers() -> int:
+    """Threads for ember's own parallel loops: the count ``set_num_threads`` set, else one per
+    usable core (at most 16)."""
+    return requested or _DEFAULT_WORKERS
+
 
 def _is_scipys_own(info) -> bool:
     """A BLAS library that SciPy's wheel ships for itself, apart from NumPy's."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from ember import _autocast as _ac
-from ember import _dtype
+from ember import _dtype, backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import (
     Function,
@@ -138,7 +138,7 @@ def _backward_arrays(ctx, g):
     low = None
     if dt.char in "eE":  # float16, bfloat16: the products in float32, each rounded once
         low, dt = dt, _F32
-        gd, xd, wd = gd.astype(_F32), xd.astype(_F32), wd.astype(_F32)
+        gd, xd, wd = backend.widen(gd, _F32), xd.astype(_F32), wd.astype(_F32)
     gx = gd.dot(wd) if need_x else None
     gw = gd.T.dot(xd) if need_w else None
     if low is not None:
