@@ -748,3 +748,25 @@ def test_negative_binomial_matches_torch(param):
         ED.NegativeBinomial(ember.tensor([1.0]))
     with pytest.raises(ValueError, match="constraint HalfOpenInterval"):
         ED.NegativeBinomial(ember.tensor([1.0]), probs=ember.tensor([1.0]))
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["Bernoulli", "Geometric", "ContinuousBernoulli"])
+def test_probs_or_logits_argument_rules_match_torch(name):
+    # one shared setup (distributions/utils.probs_or_logits): exactly one of probs/logits, a
+    # Python number gives an empty batch shape, a tensor its own
+    for kwargs in ({}, {"probs": 0.3, "logits": 0.1}):
+        with pytest.raises(ValueError) as want:
+            getattr(torch.distributions, name)(**kwargs)
+        with pytest.raises(ValueError, match=str(want.value).replace("`", ".")):
+            getattr(ED, name)(**kwargs)
+    for kwargs in ({"probs": 0.3}, {"logits": -0.2}, {"probs": [0.2, 0.7]}, {"logits": [[0.5]]}):
+        targs = {k: torch.tensor(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+        eargs = {k: ember.tensor(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+        t, e = getattr(torch.distributions, name)(**targs), getattr(ED, name)(**eargs)
+        assert tuple(e.batch_shape) == tuple(t.batch_shape)
+        np.testing.assert_allclose(e.mean.numpy(), t.mean.numpy(), rtol=1e-5)  # float32
+    t = torch.distributions.RelaxedBernoulli(torch.tensor(0.5), logits=torch.tensor([0.1, 2.0]))
+    e = ED.RelaxedBernoulli(ember.tensor(0.5), logits=ember.tensor([0.1, 2.0]))
+    assert tuple(e.batch_shape) == tuple(t.batch_shape)
+    np.testing.assert_allclose(e.probs.numpy(), t.probs.numpy(), rtol=1e-6)

@@ -8,10 +8,10 @@ from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     _EMPTY_SIZE,
-    _NUMBER,
     broadcast_all,
     lazy_property,
     logits_to_probs,
+    probs_or_logits,
     probs_to_logits,
 )
 from ember.nn.functional import binary_cross_entropy_with_logits
@@ -34,16 +34,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, _NUMBER)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+        batch_shape = probs_or_logits(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -10,11 +10,11 @@ from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     _EMPTY_SIZE,
-    _NUMBER,
     broadcast_all,
     clamp_probs,
     lazy_property,
     logits_to_probs,
+    probs_or_logits,
     probs_to_logits,
 )
 from ember.nn.functional import binary_cross_entropy_with_logits
@@ -39,21 +39,13 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        batch_shape = probs_or_logits(self, probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
-            (self.probs,) = broadcast_all(probs)
             # validated before the clamp below, which would make any value pass
             if validate_args is not None:
                 if not bool(self.arg_constraints["probs"].check(self.probs).all()):
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, _NUMBER)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 

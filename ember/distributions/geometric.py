@@ -8,10 +8,10 @@ from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
 from ember.distributions.utils import (
     _EMPTY_SIZE,
-    _NUMBER,
     broadcast_all,
     lazy_property,
     logits_to_probs,
+    probs_or_logits,
     probs_to_logits,
 )
 from ember.nn.functional import binary_cross_entropy_with_logits
@@ -33,18 +33,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = (
-            Size()
-            if isinstance(given, _NUMBER)
-            else (self.probs if probs is not None else self.logits).size()
-        )
+        batch_shape = probs_or_logits(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             # probs = 0 is inside unit_interval but has no geometric law

@@ -10,11 +10,11 @@ from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import SigmoidTransform
 from ember.distributions.utils import (
     _EMPTY_SIZE,
-    _NUMBER,
     broadcast_all,
     clamp_probs,
     lazy_property,
     logits_to_probs,
+    probs_or_logits,
     probs_to_logits,
 )
 from ember.tensor import Size
@@ -36,16 +36,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, _NUMBER)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+        batch_shape = probs_or_logits(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

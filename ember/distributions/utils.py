@@ -55,6 +55,19 @@ def broadcast_all(*values) -> tuple:
     return tuple(ember.broadcast_tensors(*values))
 
 
+def probs_or_logits(dist, probs, logits) -> Size:
+    """Set ``dist.probs`` or ``dist.logits`` (exactly one must be given, as torch requires) to
+    the argument as a tensor, and ``dist._param`` to it; returns the batch shape (empty for a
+    Python number)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    given = probs if probs is not None else logits
+    (param,) = broadcast_all(given)
+    setattr(dist, "probs" if probs is not None else "logits", param)
+    dist._param = param
+    return Size() if isinstance(given, _NUMBER) else param.size()
+
+
 def _standard_normal(shape, dtype) -> Tensor:
     return ember.randn(shape, dtype=dtype)
 
