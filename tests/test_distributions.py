@@ -770,3 +770,20 @@ def test_probs_or_logits_argument_rules_match_torch(name):
     e = ED.RelaxedBernoulli(ember.tensor(0.5), logits=ember.tensor([0.1, 2.0]))
     assert tuple(e.batch_shape) == tuple(t.batch_shape)
     np.testing.assert_allclose(e.probs.numpy(), t.probs.numpy(), rtol=1e-6)
+
+
+@needs_torch
+def test_parameter_free_transforms_compare_as_torchs():
+    names = ["ExpTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform"]
+    names += ["AbsTransform", "SoftmaxTransform", "StickBreakingTransform"]
+    names += ["LowerCholeskyTransform", "PositiveDefiniteTransform"]
+    ET, TT = ED.transforms, TD.transforms
+    for a in names:
+        for b in names + ["AffineTransform"]:
+            args = (0.0, 1.0) if b == "AffineTransform" else ()
+            want = getattr(TT, a)() == getattr(TT, b)(*args)
+            assert (getattr(ET, a)() == getattr(ET, b)(*args)) == want, (a, b)
+            assert (getattr(ET, a)() != getattr(ET, b)(*args)) == (not want), (a, b)
+        # NOTE: torch's transforms are unhashable (__eq__ without __hash__); ember's hash by
+        # identity, a superset that changes no result
+        assert len({getattr(ET, a)(), getattr(ET, a)()}) == 2
