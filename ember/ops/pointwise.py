@@ -78,14 +78,15 @@ class Mul(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         ga = gb = None
-        if need_a:
-            ga = _real_factor_grad(g, b, a)
-            if ga is None:
-                ga = g * cj(b)
-        if need_b:
-            gb = _real_factor_grad(g, a, b)
-            if gb is None:
-                gb = g * cj(a)
+        if g._data.dtype.kind == "c" and not _gm.state.enabled:  # the real case: this one test
+            if need_a:
+                ga = _real_factor_grad(g, b, a)
+            if need_b:
+                gb = _real_factor_grad(g, a, b)
+        if need_a and ga is None:
+            ga = g * cj(b)
+        if need_b and gb is None:
+            gb = g * cj(a)
         return ga, gb
 
 
@@ -94,27 +95,25 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def _real_factor_grad(g, other, factor):
     """The gradient of a real ``factor`` times a complex ``other`` (a real mask or weight on a
-    spectrum), outside double backward: ``Re(g conj(other))`` summed to ``factor``'s shape as
-    one contraction over the real views, ``gr or + gi oi``, with the last axis's real and
-    imaginary parts paired afterwards. That skips the conjugate's copy, the complex product
-    and the complex sum the engine would then reduce. None where it does not apply."""
+    spectrum) for a complex ``g``, outside double backward: ``Re(g conj(other))`` summed to
+    ``factor``'s shape as one contraction over the real views, ``gr or + gi oi``, with the last
+    axis's real and imaginary parts paired afterwards. That skips the conjugate's copy, the
+    complex product and the complex sum the engine would then reduce. None where it does not
+    apply."""
     if not (isinstance(other, Tensor) and isinstance(factor, Tensor)):
         return None
-    od = other._data
-    if od.dtype.kind != "c":  # the real case costs this one test
-        return None
-    gd, fd = g._data, factor._data
+    od, gd, fd = other._data, g._data, factor._data
     shape = gd.shape
     n = len(shape)
+    xp = xp_of(gd)
     if (
-        _gm.state.enabled
-        or fd.dtype.kind != "f"
+        fd.dtype.kind != "f"
         or gd.dtype != od.dtype
         or od.shape != shape
         or not 0 < n < len(_LETTERS)
         or gd.strides[-1] != gd.itemsize
         or od.strides[-1] != od.itemsize
-        or xp_of(gd).device_type == "meta"
+        or xp.device_type == "meta"
     ):
         return None
     real = od.real.dtype
@@ -123,7 +122,6 @@ def _real_factor_grad(g, other, factor):
     padded = (1,) * (n - fd.ndim) + fd.shape
     sub = _LETTERS[:n]
     keep = "".join(c for c, f, s in zip(sub, padded, shape, strict=True) if f == s)
-    xp = xp_of(gd)
     out = xp.einsum(f"{sub},{sub}->{keep}", gd.view(real), od.view(real))
     if not keep:  # a scalar factor: NumPy answers a scalar
         out = xp.asarray(out)
