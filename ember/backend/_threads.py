@@ -28,9 +28,10 @@ def workers() -> int:
     return requested or _DEFAULT_WORKERS
 
 
-def _is_scipys_own(info) -> bool:
-    """A BLAS library that SciPy's wheel ships for itself, apart from NumPy's."""
-    return "scipy.libs" in info["filepath"].replace("\\", "/")
+def _is_scipys_own(filepath: str) -> bool:
+    """Whether the BLAS library at ``filepath`` is the one SciPy's wheel ships for itself,
+    apart from NumPy's."""
+    return "scipy.libs" in filepath.replace("\\", "/")
 
 
 def blas_num_threads() -> int:
@@ -38,7 +39,7 @@ def blas_num_threads() -> int:
     from threadpoolctl import threadpool_info
 
     infos = [info for info in threadpool_info() if info["user_api"] == "blas"]
-    main = [info for info in infos if not _is_scipys_own(info)] or infos
+    main = [info for info in infos if not _is_scipys_own(info["filepath"])] or infos
     return main[0]["num_threads"] if main else 1
 
 
@@ -62,7 +63,7 @@ def scipy_blas_single_threaded() -> None:
     from threadpoolctl import ThreadpoolController
 
     for lib in ThreadpoolController().lib_controllers:
-        if lib.user_api == "blas" and "scipy.libs" in lib.filepath.replace("\\", "/"):
+        if lib.user_api == "blas" and _is_scipys_own(lib.filepath):
             lib.set_num_threads(1)
 
 
