@@ -20,21 +20,42 @@ needs_torch = pytest.mark.skipif(torch is None, reason="needs torch (pip install
 
 
 # ---- swap_tensors --------------------------------------------------------------------------------
-def test_swap_tensors_swaps_everything_but_identity():
-    a = ember.nn.Parameter(ember.tensor([1.0, 2.0]))
-    a.grad = ember.tensor([0.5, 0.5])
+def _swap_outcome(L):
+    """What a user sees after ``swap_tensors`` of a Parameter (with a grad and an attribute)
+    and a plain int64 tensor, and after training the swapped parameter."""
+    a = L.nn.Parameter(L.tensor([1.0, 2.0]))
+    a.grad = L.tensor([0.5, 0.5])
     a.note = "a"
-    b = ember.arange(6, dtype=ember.int64).reshape(2, 3)
+    b = L.arange(6, dtype=L.int64).reshape(2, 3)
     ida, idb = id(a), id(b)
-    ember.utils.swap_tensors(a, b)
-    assert (id(a), id(b)) == (ida, idb)
-    assert a.tolist() == [[0, 1, 2], [3, 4, 5]] and a.dtype is ember.int64
-    assert type(a) is ember.Tensor and a.grad is None and not hasattr(a, "note")
-    assert isinstance(b, ember.nn.Parameter) and b.requires_grad and b.note == "a"
-    assert b.tolist() == [1.0, 2.0] and b.grad.tolist() == [0.5, 0.5]
-    # the swapped parameter still trains: autograd reaches its new contents
-    (b * 3).sum().backward()
-    assert b.grad.tolist() == [3.5, 3.5]
+    L.utils.swap_tensors(a, b)
+    seen = [
+        (id(a), id(b)) == (ida, idb),
+        (a.tolist(), str(a.dtype), type(a).__name__, a.grad, a.requires_grad),
+        hasattr(a, "note"),
+        (b.tolist(), str(b.dtype), type(b).__name__, b.requires_grad, b.is_leaf),
+        (getattr(b, "note", None), b.grad.tolist()),
+    ]
+    (b * 3).sum().backward()  # autograd reaches the swapped parameter's new contents
+    return seen + [b.grad.tolist()]
+
+
+def test_swap_tensors_swaps_everything_but_identity():
+    assert _swap_outcome(ember) == [
+        True,
+        ([[0, 1, 2], [3, 4, 5]], "ember.int64", "Tensor", None, False),
+        False,
+        ([1.0, 2.0], "ember.float32", "Parameter", True, True),
+        ("a", [0.5, 0.5]),
+        [3.5, 3.5],
+    ]
+
+
+@needs_torch
+def test_swap_tensors_matches_torch():
+    ours, theirs = _swap_outcome(ember), _swap_outcome(torch)
+    for o, t in zip(ours, theirs, strict=True):
+        assert str(o).replace("ember.", "torch.") == str(t)
 
 
 def test_swap_tensors_in_a_module_keeps_optimizer_references():
