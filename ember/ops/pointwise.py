@@ -530,7 +530,7 @@ def _inplace_direct(self: Tensor, fn, args, kwargs) -> bool:
     xp = xp_of(d)
     if xp.device_type == "meta":  # a meta ``out=`` checks no shapes: the general path does
         return False
-    if d.dtype.itemsize == 2 and (alpha != 1 or not isinstance(other, Tensor)):
+    if d.dtype.char in "eE" and (alpha != 1 or not isinstance(other, Tensor)):
         return False  # float16/bfloat16: the general path computes in float32 and rounds once
     if alpha != 1:
         o = o * alpha  # as ``add``/``sub`` do: the scaled operand first
