@@ -277,6 +277,20 @@ def test_half_precision_ops_equal_torch_bit_for_bit(dt, op):
 
 
 @needs_torch
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("alpha", [1 + 2**-11 + 2**-40, 1 + 2**-8 + 2**-40, -0.3])
+def test_half_precision_alpha_rounds_as_torch(dt, alpha):
+    # alpha becomes the low dtype first, through float32 (the first two round differently
+    # when rounded once: float16's and bfloat16's halfway points plus a bit float32 drops)
+    def run(L):
+        a, b = L.zeros(3, dtype=getattr(L, dt)), L.ones(3, dtype=getattr(L, dt))
+        return [L.add(a, b, alpha=alpha), L.sub(a, b, alpha=alpha), a.clone().add_(b, alpha=alpha)]
+
+    for got, want in zip(run(ember), run(torch), strict=True):
+        assert got.tolist() == want.tolist()
+
+
+@needs_torch
 @pytest.mark.parametrize(
     "dt", ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz"]
 )

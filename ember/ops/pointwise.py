@@ -260,8 +260,8 @@ def _add_alpha(cls, input, other, alpha):
     a = input if input._data.dtype == dt else input.to(_dtype.from_np(dt))
     b = other if other._data.dtype == dt else other.to(_dtype.from_np(dt))
     if dt.itemsize == 2:
-        # NOTE: matches torch: alpha is first rounded to float16/bfloat16
-        alpha = float(xp_of(a._data).asarray(alpha).astype(dt))
+        # NOTE: matches torch: alpha is first rounded to float16/bfloat16 (through float32)
+        alpha = float(xp_of(a._data).asarray(backend.scalar_for(alpha, dt)).astype(dt))
     return cls.apply(a, b, alpha)  # broadcast gradients are reduced by the engine
 
 
