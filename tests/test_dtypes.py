@@ -309,25 +309,34 @@ def test_casts_round_as_torch(dt):
         np.testing.assert_array_equal(got, want, err_msg=f"{src.__name__} -> {dt}")
 
 
-# float64 values whose float16 differs when rounded once (NumPy) or twice, via float32 (torch)
-_TWICE = [
-    v
-    for v in np.random.default_rng(0).standard_normal(100_000)
-    if np.float16(np.float32(v)) != np.float16(v)
-]
-_HALF_WRITES = {
-    "tensor(list)": lambda L, v: L.tensor(v, dtype=L.float16),
-    "tensor(ndarray)": lambda L, v: L.tensor(np.array(v), dtype=L.float16),
-    "as_tensor": lambda L, v: L.as_tensor(np.array(v), dtype=L.float16),
-    "to": lambda L, v: L.tensor(v, dtype=L.float64).to(L.float16),
-    "half": lambda L, v: L.tensor(v, dtype=L.float64).half(),
-    "copy_": lambda L, v: L.empty(len(v), dtype=L.float16).copy_(L.tensor(v, dtype=L.float64)),
-    "full": lambda L, v: L.stack([L.full((1,), x, dtype=L.float16) for x in v]),
-    "fill_": lambda L, v: L.stack([L.empty(1, dtype=L.float16).fill_(x) for x in v]),
-    "setitem": lambda L, v: L.stack([_put(L.zeros(1, dtype=L.float16), x) for x in v]),
-    "add_number": lambda L, v: L.stack([L.zeros(1, dtype=L.float16) + x for x in v]),
-    "python_floats": lambda L, v: L.stack([L.tensor(float(x), dtype=L.float16) for x in v]),
+# float64 values whose narrow float (float16, bfloat16, float8) differs when rounded once
+# (NumPy, ml_dtypes) or twice, via float32 (torch)
+_NARROW = ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
+
+
+def _twice(dt):
+    npd = getattr(ember, dt)._np
+    vals = np.random.default_rng(0).standard_normal(100_000)
+    # the float32 halfway points of the narrow type, plus a bit that float32 drops
+    ulp = {"float16": 2**-11, "bfloat16": 2**-8, "float8_e4m3fn": 2**-4, "float8_e5m2": 2**-3}
+    vals = np.concatenate([vals, [1 + ulp[dt] + 2**-40, -(1 + ulp[dt] + 2**-40)]])
+    twice = vals.astype(np.float32).astype(npd).astype(np.float64)
+    return [float(v) for v in vals[twice != vals.astype(npd).astype(np.float64)]]
+
+
+_WRITES = {
+    "tensor(list)": lambda L, v, d: L.tensor(v, dtype=d),
+    "tensor(ndarray)": lambda L, v, d: L.tensor(np.array(v), dtype=d),
+    "as_tensor": lambda L, v, d: L.as_tensor(np.array(v), dtype=d),
+    "to": lambda L, v, d: L.tensor(v, dtype=L.float64).to(d),
+    "copy_": lambda L, v, d: L.empty(len(v), dtype=d).copy_(L.tensor(v, dtype=L.float64)),
+    "full": lambda L, v, d: L.cat([L.full((1,), x, dtype=d) for x in v]),
+    "fill_": lambda L, v, d: L.cat([L.empty(1, dtype=d).fill_(x) for x in v]),
+    "setitem": lambda L, v, d: L.cat([_put(L.zeros(1, dtype=d), x) for x in v]),
+    "add_number": lambda L, v, d: L.cat([L.zeros(1, dtype=d) + x for x in v]),
+    "python_floats": lambda L, v, d: L.stack([L.tensor(float(x), dtype=d) for x in v]),
 }
+_ARITHMETIC = {"add_number", "half"}  # torch has no float8 arithmetic
 
 
 def _put(t, x):
@@ -336,12 +345,24 @@ def _put(t, x):
 
 
 @needs_torch
-@pytest.mark.parametrize("path", list(_HALF_WRITES))
-def test_float64_to_float16_rounds_twice_as_torch(path):
-    assert len(_TWICE) >= 3
-    f = _HALF_WRITES[path]
-    got = f(ember, _TWICE).float().numpy()
-    want = f(torch, _TWICE).float().numpy()
+@pytest.mark.parametrize("dt", _NARROW)
+@pytest.mark.parametrize("path", list(_WRITES))
+def test_float64_to_narrow_float_rounds_twice_as_torch(path, dt):
+    if dt.startswith("float8") and path in _ARITHMETIC:
+        pytest.skip("torch has no float8 arithmetic to compare with")
+    twice = _twice(dt)
+    assert len(twice) >= 2
+    f = _WRITES[path]
+    got = f(ember, twice, getattr(ember, dt)).float().numpy()
+    want = f(torch, twice, getattr(torch, dt)).float().numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@needs_torch
+def test_float64_to_float16_half_rounds_twice_as_torch():
+    twice = _twice("float16")
+    got = ember.tensor(twice, dtype=ember.float64).half().float().numpy()
+    want = torch.tensor(twice, dtype=torch.float64).half().float().numpy()
     np.testing.assert_array_equal(got, want)
 
 

@@ -250,6 +250,22 @@ def test_matrix_rank(kw):
     np.testing.assert_array_equal(_np(got), _np(want))
 
 
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 5, 3)])
+def test_lstsq_gels_round_off_rank_deficiency_raises_on_every_cpu(shape):
+    # a dependent column or row: the triangular factor's last entry is zero up to round-off,
+    # exactly zero only with some BLAS kernels; gels refuses it whatever the kernel gives
+    a = np.random.default_rng(3).standard_normal(shape)
+    if shape[-2] >= shape[-1]:
+        a[..., -1] = a[..., 0] + a[..., 1]
+    else:
+        a[..., -1, :] = a[..., 0, :] - 2 * a[..., 1, :]
+    b = np.ones(shape[:-1] + (2,))
+    with pytest.raises(ember.linalg.LinAlgError, match="does not have full rank"):
+        ember.linalg.lstsq(ember.tensor(a), ember.tensor(b), driver="gels")
+    # the other drivers report the rank instead
+    assert (ember.linalg.lstsq(ember.tensor(a), ember.tensor(b), driver="gelsd").rank == 2).all()
+
+
 @needs_torch
 @pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), "rankdef"])

@@ -48,14 +48,21 @@ _F16, _F32, _F64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float6
 
 
 def cast(a, npd):
-    """``a.astype(npd)`` as torch converts values: float64 to float16 goes through float32.
+    """``a.astype(npd)`` as torch converts values: float64 to a float narrower than float32
+    (float16, bfloat16, the float8 types) goes through float32.
 
-    NOTE: matches torch: its Half is built from a float, so a double is rounded twice (to
-    float32, then to float16); NumPy rounds once, and about one value in 20,000 differs.
+    NOTE: matches torch: its Half, BFloat16 and Float8 types are built from a float, so a double
+    is rounded twice (to float32, then to the narrow type); NumPy and ml_dtypes round once, and
+    about one value in 20,000 differs.
     """
-    if npd == _F16 and a.dtype == _F64:
+    if a.dtype == _F64 and _narrow_float(npd):
         a = a.astype(_F32)
     return a.astype(npd)
+
+
+def _narrow_float(npd) -> bool:
+    """float16, bfloat16 and the float8 types (ml_dtypes' floats have kind "V", or "f")."""
+    return npd.itemsize < 4 and npd.kind in "fV"
 
 
 def widen(a, npd):
@@ -71,8 +78,8 @@ def widen(a, npd):
 
 def scalar_for(value, npd):
     """A Python number as torch writes it into a tensor of NumPy dtype ``npd`` (a float
-    bound for float16 rounded to float32 first, as ``cast`` does)."""
-    if npd == _F16 and isinstance(value, float):  # np.float64 too
+    bound for float16, bfloat16 or a float8 type rounded to float32 first, as ``cast`` does)."""
+    if isinstance(value, float) and _narrow_float(npd):  # np.float64 too
         return float(_np.float32(value))
     return value
 

@@ -153,7 +153,9 @@ def linalg_lstsq(a, b, rcond: float, driver: str):
         bi = _np.zeros((rows, nrhs), a.dtype, order="F")
         bi[:m] = flat_b[i]
         if driver == "gels":
-            _, x, info = fn(ai, bi)
+            qr, x, info = fn(ai, bi)
+            if info == 0:
+                info = _gels_rank_deficient(qr, k)
         elif driver == "gelsy":
             jpvt = _np.zeros(n, _np.int32)
             _, x, _, r, info = fn(ai, bi, jpvt, rcond, lwork)
@@ -168,6 +170,18 @@ def linalg_lstsq(a, b, rcond: float, driver: str):
             raise _np.linalg.LinAlgError(i, int(info))
         out[i] = x[:rows]
     return out.reshape(batch + (rows, nrhs)), rank.reshape(batch), sv.reshape(batch + (k,))
+
+
+def _gels_rank_deficient(qr, k: int) -> int:
+    """LAPACK's gels reports rank deficiency only where a diagonal entry of R (or L) is exactly
+    zero, which depends on the BLAS kernel's rounding (ones(3, 2) gives R[1, 1] = 0 with one
+    kernel, 1e-17 with another). An entry at round-off level, ``|r_ii| <= max(m, n) * eps *
+    max |r_jj|``, counts as zero too, so the same matrix gives the same answer on every CPU.
+    Returns gels's ``info``: one plus the first such index, or 0."""
+    d = _np.abs(_np.diagonal(qr[:k, :k]))
+    tol = max(qr.shape) * _np.finfo(d.dtype).eps * d.max()
+    small = _np.flatnonzero(d <= tol)
+    return int(small[0]) + 1 if small.size else 0
 
 
 def linalg_eig(a, compute_v: bool = True):

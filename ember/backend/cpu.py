@@ -14,6 +14,7 @@ from ember.backend._gamma import (  # noqa: F401
     standard_gamma_grad,
 )
 from ember.backend._numpy_names import numpy_names
+from ember.backend._rounded import rounded_functions
 from ember.backend._special import (  # noqa: F401
     erf,
     erfc,
@@ -23,6 +24,8 @@ from ember.backend._special import (  # noqa: F401
 
 # This module *is* the array namespace of the cpu device: NumPy's names, plus the above.
 globals().update(numpy_names())
+# float32/float16 log10, expm1, tan... rounded from float64: the same bits on every CPU (see there)
+globals().update(rounded_functions())
 
 # NOTE: matches torch: floating-point exceptions (1/0, log(-1)) give inf/nan silently. NumPy's
 # state is per thread/context; this sets it for the importing one.

@@ -286,6 +286,12 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     ``m > n`` and every matrix has full rank (never with gelsy), rank except with gels, singular
     values with gelsd/gelss; the others are empty, as in torch.
 
+    gels assumes full rank and raises ``LinAlgError`` otherwise. NOTE: differs from torch:
+    torch raises only where LAPACK's triangular factor has an exact zero on its diagonal, which
+    depends on the CPU's BLAS kernels; ember also counts an entry at round-off level
+    (``|r_ii| <= max(m, n) * eps * max |r_jj|``) as zero, so a matrix gives the same answer on
+    every CPU.
+
     Example:
         >>> A = ember.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
         >>> ember.linalg.lstsq(A, ember.tensor([[1.0], [2.0], [3.0]])).solution
