@@ -44,6 +44,17 @@ from ember._dtype import (  # noqa: F401
     set_default_dtype,
     short,
     uint8,
+    qint8,
+    qint32,
+    quint8,
+    quint4x2,
+    quint2x4,
+    qscheme,
+    per_tensor_affine,
+    per_channel_affine,
+    per_tensor_symmetric,
+    per_channel_symmetric,
+    per_channel_affine_float_qparams,
 )
 from ember import autograd  # noqa: F401,I001  (first: it imports ember.tensor in the right order)
 from ember.tensor import Size, Tensor  # noqa: F401
@@ -184,7 +195,7 @@ _LAZY = {
     for n in (
         "accelerator cpu jit mps testing version xpu fft signal quasirandom special masked "
         "compiler distributed hub multiprocessing profiler distributions cuda backends sparse "
-        "serialization func amp"
+        "serialization func amp ao quantization"
     ).split()
 }
 _LAZY["windows"] = "ember.signal.windows"
@@ -198,6 +209,8 @@ from ember.random.generator import thread_safe_generator  # noqa: F401,E402
 from ember import _unsupported  # noqa: E402
 
 _unsupported.attach_tensor_stubs(Tensor)
+# ...and importing a torch module path ember lacks (``import ember.fx``) says why
+_unsupported.install_module_finder()
 
 
 def _miss(name: str):

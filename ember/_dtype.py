@@ -24,7 +24,7 @@ class dtype:
         "_lazy",
         "itemsize",
         "is_floating_point",
-        "is_signed",
+        "_signed",
         "is_complex",
         "abbr",
     )
@@ -38,9 +38,16 @@ class dtype:
             self._np = _backend.np_dtype(np_name)
             self.itemsize = self._np.itemsize
         self.is_floating_point = is_floating_point
-        self.is_signed = is_signed
+        self._signed = is_signed
         self.is_complex = np_name.startswith("complex")
         self.abbr = abbr
+
+    @property
+    def is_signed(self) -> _b.bool:
+        if self._signed is None:
+            # NOTE: matches torch: a quantized dtype has no signedness to report
+            raise RuntimeError("isSignedType not supported for quantized types")
+        return self._signed
 
     def __getattr__(self, name):
         # only reached while ``_np`` of an ml_dtypes type is still unset
@@ -94,6 +101,48 @@ float8_e5m2 = dtype("float8_e5m2", "float8_e5m2", True, True, "f8e5m2", True, 1)
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", "float8_e4m3fnuz", True, True, "f8e4m3fnuz", True, 1)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", "float8_e5m2fnuz", True, True, "f8e5m2fnuz", True, 1)
 float8_e8m0fnu = dtype("float8_e8m0fnu", "float8_e8m0fnu", True, False, "f8e8m0fnu", True, 1)
+
+
+class _QuantizedNp:
+    """The stand-in NumPy dtype of a quantized tensor's backend array (``QuantizedArray`` in
+    ``ember/ops/quantized.py``): NumPy has no quantized types, so this object carries what the
+    generic Tensor code reads of a dtype (``kind``, ``char``, ``itemsize``, ``name``). Its kind
+    is the integer representation's ('u' or 'i'): not floating, so it cannot require grad."""
+
+    __slots__ = ("name", "kind", "char", "itemsize", "repr_np")
+
+    def __init__(self, name, repr_name):
+        self.name = name
+        self.repr_np = _backend.np_dtype(repr_name)
+        self.kind = self.repr_np.kind
+        self.char = "Q" + name  # never one of NumPy's one-letter codes
+        self.itemsize = self.repr_np.itemsize
+
+    def __repr__(self) -> str:
+        return f"dtype({self.name!r})"
+
+
+def _quantized(name, repr_name, lo, hi, bits):
+    d = object.__new__(dtype)
+    d.name = name
+    d._np = _QuantizedNp(name, repr_name)
+    d.itemsize = d._np.itemsize
+    d.is_floating_point = False
+    d._signed = None
+    d.is_complex = False
+    d.abbr = name
+    _QUANTIZED[d] = (lo, hi, bits)
+    return d
+
+
+# quantized dtype -> (quant_min, quant_max, bits per value) of its integer representation
+_QUANTIZED: dict = {}
+quint8 = _quantized("quint8", "uint8", 0, 255, 8)
+qint8 = _quantized("qint8", "int8", -128, 127, 8)
+qint32 = _quantized("qint32", "int32", -(2**31), 2**31 - 1, 32)
+# NOTE: matches torch: the sub-byte types pack 2 (4) values into each byte of their storage
+quint4x2 = _quantized("quint4x2", "uint8", 0, 15, 4)
+quint2x4 = _quantized("quint2x4", "uint8", 0, 3, 2)
 short, long, half, double = int16, int64, float16, float64
 cfloat, cdouble = complex64, complex128
 int = int32  # noqa: A001
@@ -123,7 +172,9 @@ all_dtypes = (
 )
 # the NumPy dtypes of the ml_dtypes types join this table when first looked up (``__getattr__``)
 _FROM_NP = {d._np: d for d in all_dtypes if not hasattr(d, "_lazy")}
+_FROM_NP.update((d._np, d) for d in _QUANTIZED)
 _BY_NAME = {d.name: d for d in all_dtypes}
+_BY_NAME.update((d.name, d) for d in _QUANTIZED)
 # PyTorch's ScalarType names, which its error messages use ("Float", "Long"...), by dtype name
 SCALAR_NAMES = dict(
     zip(
@@ -152,6 +203,44 @@ SCALAR_NAMES = dict(
         ),
     )
 )
+SCALAR_NAMES.update(
+    quint8="QUInt8", qint8="QInt8", qint32="QInt32", quint4x2="QUInt4x2", quint2x4="QUInt2x4"
+)
+
+
+class qscheme:
+    """A quantization scheme, e.g. ``ember.per_tensor_affine`` (``torch.qscheme``).
+
+    Example:
+        >>> ember.quantize_per_tensor(ember.ones(2), 0.1, 0, ember.quint8).qscheme()
+        ember.per_tensor_affine
+    """
+
+    __slots__ = ("name",)
+
+    def __new__(cls, *args, **kwargs):
+        # NOTE: matches torch: the five schemes are the only instances
+        raise TypeError("cannot create 'ember.qscheme' instances")
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return self.name  # pickles as the module-level singleton, as dtypes do
+
+
+def _scheme(name: str) -> qscheme:
+    q = object.__new__(qscheme)
+    q.name = name
+    return q
+
+
+per_tensor_affine = _scheme("per_tensor_affine")
+per_channel_affine = _scheme("per_channel_affine")
+per_tensor_symmetric = _scheme("per_tensor_symmetric")
+per_channel_symmetric = _scheme("per_channel_symmetric")
+per_channel_affine_float_qparams = _scheme("per_channel_affine_float_qparams")
+
 _TO_REAL = {complex64: float32, complex128: float64}
 _TO_COMPLEX = {float32: complex64, float64: complex128, bfloat16: complex64}
 _FLOAT8 = frozenset((float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu))

@@ -84,6 +84,17 @@ NAMES = {
             "BoolTensor ByteTensor CharTensor ShortTensor IntTensor LongTensor HalfTensor "
             "FloatTensor DoubleTensor set_default_tensor_type typename BFloat16Tensor"
         ),
+        "ember.ops.quantized": (
+            "choose_qparams_optimized dequantize empty_quantized int_repr q_per_channel_axis "
+            "q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point "
+            "quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic "
+            "quantized_batch_norm quantized_max_pool1d quantized_max_pool2d quantized_max_pool3d "
+            "_empty_affine_quantized _empty_per_channel_affine_quantized "
+            "_make_per_tensor_quantized_tensor _make_per_channel_quantized_tensor"
+        ),
+        "ember.ops.fake_quantize": (
+            "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine"
+        ),
         "ember.storage": (
             "TypedStorage UntypedStorage BoolStorage ByteStorage CharStorage ShortStorage "
             "IntStorage LongStorage HalfStorage FloatStorage DoubleStorage is_storage "
@@ -196,6 +207,10 @@ TENSOR = {
         "share_memory_"
     ),
     "ember.ops.misc_ops": "hash_tensor",
+    "ember.ops.quantized": (
+        "dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
+        "q_scale q_zero_point qscheme"
+    ),
     "ember.ops.scatter_reduce": "index_reduce index_reduce_ scatter_reduce scatter_reduce_",
     "ember.ops.special": (
         "frexp gcd gcd_ heaviside heaviside_ i0 i0_ lcm lcm_ ldexp ldexp_ logaddexp logaddexp2 "
@@ -242,12 +257,14 @@ MODULES = (
     "ember.func._tree",
     "ember.func._vmap",
     "ember.nn.functional.lowp_mm",
+    "ember.ops._quantized_array",
     "ember.ops.aliases",
     "ember.ops.bucketing",
     "ember.ops.calculus",
     "ember.ops.combinatorics",
     "ember.ops.complex",
     "ember.ops.distances",
+    "ember.ops.fake_quantize",
     "ember.ops.legacy",
     "ember.ops.linalg_decomp",
     "ember.ops.linalg_extra",
@@ -258,6 +275,7 @@ MODULES = (
     "ember.ops.linalg_solve",
     "ember.ops.memory",
     "ember.ops.misc_ops",
+    "ember.ops.quantized",
     "ember.ops.rnn_functional",
     "ember.ops.scatter_reduce",
     "ember.ops.special",

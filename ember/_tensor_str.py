@@ -279,7 +279,13 @@ def tensor_repr(t, *, tensor_contents=None) -> str:
     if dt.is_complex:  # NOTE: matches torch: the default complex dtype is not shown either
         has_default_dtype = dt is _dtype.default_complex_dtype()
     shape = tuple(data.shape)
-    if xp.device_type == "meta":
+    if npd.__class__ is _dtype._QuantizedNp:
+        from ember.ops.quantized import repr_parts
+
+        qsuffixes, values = repr_parts(t)
+        suffixes.extend(qsuffixes)
+        tensor_str = _tensor_str(values, indent)
+    elif xp.device_type == "meta":
         suffixes.append(f"size={shape}")
         if dt is not default:
             suffixes.append(f"dtype={dt}")

@@ -26,12 +26,21 @@ from __future__ import annotations
 
 # ---- reasons -------------------------------------------------------------------------------------
 _QUANT = (
-    "NumPy has no quantized dtypes (integer storage with per-tensor or per-channel scales), and "
-    "ember has no torch.ao quantization"
+    "ember has quantized tensors (ember.quantize_per_tensor...), observers, fake quantizers and "
+    "qconfigs (ember.ao.quantization), but not yet torch.ao's eager flow (prepare/convert, "
+    "fuse_modules, quantize_dynamic) and quantized modules"
+)
+_QUANT_RNN = (
+    "torch's quantized recurrent kernels run FBGEMM's packed int8 GEMMs, which ember does not "
+    "implement; dequantize the input and run the float RNN (ember.nn.functional / nn.LSTM)"
+)
+_QUANT_STORAGE = (
+    "ember's quantized tensors keep their integers in a NumPy array, with no typed quantized "
+    "storage object; ember.save/load read and write torch's quantized storages without it"
 )
 _FAKE_QUANT = (
-    "fake quantization serves quantization-aware training (torch.ao.quantization), which ember "
-    "does not provide"
+    "the fused observer + fake-quantize step of quantization-aware training (torch.ao) is not "
+    "implemented; use fake_quantize_per_tensor_affine with an observer's qparams"
 )
 _JIT = (
     "TorchScript internals: ember runs eager Python only and has no TorchScript compiler, IR or "
@@ -134,31 +143,20 @@ _ENTRIES: list[tuple[str, str, str, str]] = [
     (
         "torch",
         FUNCTION,
-        _QUANT,
-        "choose_qparams_optimized dequantize empty_quantized int_repr q_per_channel_axis "
-        "q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point quantize_per_channel "
-        "quantize_per_tensor quantize_per_tensor_dynamic quantized_batch_norm quantized_gru "
-        "quantized_gru_cell quantized_lstm quantized_lstm_cell quantized_max_pool1d "
-        "quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell quantized_rnn_tanh_cell",
+        _QUANT_RNN,
+        "quantized_gru quantized_gru_cell quantized_lstm quantized_lstm_cell "
+        "quantized_rnn_relu_cell quantized_rnn_tanh_cell",
     ),
     (
         "torch",
         CLASS,
-        _QUANT,
-        "qscheme QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage",
-    ),
-    (
-        "torch",
-        VALUE,
-        _QUANT,
-        "qint8 qint32 quint8 quint4x2 quint2x4 per_channel_affine per_channel_affine_float_qparams "
-        "per_channel_symmetric per_tensor_affine per_tensor_symmetric ao quantization",
+        _QUANT_STORAGE,
+        "QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage",
     ),
     (
         "torch",
         FUNCTION,
         _FAKE_QUANT,
-        "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine "
         "fused_moving_avg_obs_fake_quant",
     ),
     (
@@ -295,13 +293,6 @@ _ENTRIES: list[tuple[str, str, str, str]] = [
     ("torch", NOT_API, _CPP, "cpp"),
     ("torch", NOT_API, _CONTRIB, "contrib"),
     # ---- torch.Tensor ----------------------------------------------------------------------------
-    (
-        "torch.Tensor",
-        FUNCTION,
-        _QUANT,
-        "dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
-        "q_scale q_zero_point qscheme",
-    ),
     ("torch.Tensor", FUNCTION, _MKLDNN, "to_mkldnn"),
     ("torch.Tensor", FUNCTION, _IPU, "ipu"),
     ("torch.Tensor", FUNCTION, _MTIA, "mtia"),
@@ -365,10 +356,196 @@ for _ns, _kind, _reason, _names in _ENTRIES:
 # Tensor flags about features ember lacks, with the truthful answer (torch has them as
 # properties; a raising property would break ``hasattr``).
 TENSOR_FLAGS: dict[str, tuple[bool, str]] = {
-    "is_quantized": (False, _QUANT),
     "is_mkldnn": (False, _MKLDNN),
     "is_nested": (False, _NESTED),
 }
+
+
+# ---- module paths --------------------------------------------------------------------------------
+# ``import ember.a.b`` for a torch module path ember deliberately lacks raises ModuleNotFoundError
+# with the reason (the finder below). A path is covered by its own entry here, by an entry for
+# one of its packages (the whole subtree), or by a ``value``/``not API`` entry above for the same
+# name (``torch.fx`` is listed there as a name of ``torch``). tests/test_import_paths.py walks
+# torch's module tree and fails on a public path that is neither importable nor covered.
+_DISTRIBUTED = (
+    "torch.distributed (process groups, collectives, DDP, RPC, FSDP, elastic launch) is not part "
+    "of ember: one process on one CPU, so ember.distributed.is_available() is False"
+)
+_MULTI_GPU = (
+    "scatter, gather, replicate and broadcast of modules and tensors across several GPUs "
+    "(DataParallel's machinery); ember runs on one device, where ember.nn.DataParallel calls "
+    "the module directly"
+)
+_NO_XPU = "no Intel XPU device; ember.xpu answers is_available() False and has no streams or graphs"
+_NO_MPS = (
+    "no Apple MPS device; ember.mps answers is_available() False and has no events or profiler"
+)
+_GRAPHS = "device graph capture and replay (CUDA/XPU graphs); ember runs eagerly on the CPU"
+_CPP_EXTENSION = (
+    "building and loading C++/CUDA extensions against libtorch; ember has no C++ library: write "
+    "the op in Python (ember.autograd.Function)"
+)
+_HIPIFY = "translates CUDA C++ sources to HIP for torch's ROCm builds; ember has no C++ sources"
+_DATAPIPES = (
+    "DataPipes (torch.utils.data.datapipes and their graph utilities) are deprecated in torch "
+    "and not in ember: use ember.utils.data's Dataset, IterableDataset and DataLoader"
+)
+_XEON_LAUNCHER = (
+    "torch's launcher script that pins torch processes to Intel Xeon cores and NUMA nodes; "
+    "ember is a library of Python over NumPy with nothing to launch"
+)
+_XNNPACK = "XNNPACK kernels (torch's mobile CPU backend); ember computes through NumPy/SciPy"
+_ITT = "Intel ITT instrumentation for VTune traces; ember's profiler records Python timings"
+_PROFILER_EVENTS = (
+    "the autograd profiler's legacy implementation and its event records (FunctionEvent, "
+    "Kernel, MemRecordsAcc); use ember.autograd.profiler.profile and its EventList"
+)
+_ENV_REPORT = (
+    "reports torch's build, CUDA and compiler environment; ember is pure Python (see "
+    "ember.__version__ and numpy.show_config())"
+)
+_PRIVATEUSE1 = "registers an out-of-tree C++ device backend (PrivateUse1); ember has no dispatcher"
+_SERIALIZATION_CONFIG = (
+    "torch.utils.serialization's config object; ember keeps checkpoint options behind "
+    "ember.serialization's setters (set_crc32_options, set_default_mmap_options)"
+)
+_DEBUG_INTERNALS = "debugging helpers of torch's own C++ runtime and test suite"
+_FLOP_COUNTER = (
+    "FlopCounterMode counts FLOPs by intercepting ATen ops through __torch_dispatch__; ember has "
+    "no dispatcher"
+)
+_MODULE_TRACKER = (
+    "ModuleTracker follows the module hierarchy for torch's dispatch-mode tools (FlopCounterMode, "
+    "DTensor debugging), which ember does not have"
+)
+_PICKLE_DUMP = (
+    "a command-line dump of a checkpoint's pickle records; ember.load never runs code from a "
+    "file, and Python's pickletools.dis shows the records"
+)
+_SHARED_MEMORY = (
+    "the pickling reductions that move tensors between processes through shared memory; ember "
+    "tensors pickle by value (ember.multiprocessing.init_reductions is a no-op)"
+)
+_THNN = "the placeholder of torch's removed THNN backend, not API"
+_NN_CPP = "wrappers of torch's C++ frontend modules (torch.nn.cpp); ember has no C++ frontend"
+_MASKED_IMPL = "implementation files of MaskedTensor's op dispatch, with no public names, not API"
+_LCE_IMPL = (
+    "the chunked kernels behind nn.functional.linear_cross_entropy, with no public names, not API"
+)
+_PY_TRACER = "the Python tracer torch's C++ profiler (Kineto) calls into, not API"
+_VIZ = "a package of private modules only (torch.utils.viz._cycles), not API"
+_BENCH_FUZZ = (
+    "torch.utils.benchmark's fuzzers (random benchmark inputs) and their example scripts are "
+    "not implemented; ember.utils.benchmark has Timer, Measurement and Compare"
+)
+_BENCH_CPP = (
+    "C++ statement timing and Valgrind instruction counts need torch's C++ build; ember is pure "
+    "Python (ember.utils.benchmark.Timer times Python statements)"
+)
+_BENCH_COMPILE = (
+    "benchmarks of torch.compile backends (TorchDynamo) have no ember counterpart yet; time the "
+    "compiled callable with ember.utils.benchmark.Timer"
+)
+
+# (torch package, reason, the submodules of it ember lacks: each with its whole subtree)
+_MODULE_ENTRIES: list[tuple[str, str, str]] = [
+    (
+        "torch.distributed",
+        _DISTRIBUTED,
+        "algorithms argparse_util autograd c10d_logger checkpoint collective_utils config "
+        "constants debug device_mesh distributed_c10d elastic flight_recorder fsdp launch "
+        "launcher logging_handlers nn optim pipelining remote_device rendezvous rpc run tensor "
+        "utils",
+    ),
+    ("torch.nn.parallel", _MULTI_GPU, "comm parallel_apply replicate scatter_gather"),
+    ("torch.cuda", _MULTI_GPU, "comm"),
+    ("torch.jit", _JIT, "annotations frontend generate_bytecode mobile supported_ops"),
+    ("torch.jit", _JIT, "unsupported_tensor_ops"),
+    ("torch.jit", _QUANT, "quantized"),
+    ("torch.backends", _XEON_LAUNCHER, "xeon"),
+    ("torch.backends", _XNNPACK, "xnnpack"),
+    ("torch.backends.cudnn", _CUDNN, "rnn"),
+    ("torch.accelerator", _GRAPHS, "graphs"),
+    ("torch.xpu", _GRAPHS, "graphs"),
+    ("torch.xpu", _NO_XPU, "memory random streams"),
+    ("torch.mps", _NO_MPS, "event profiler"),
+    ("torch.autograd", _PROFILER_EVENTS, "profiler_legacy profiler_util"),
+    ("torch.profiler", _ITT, "itt"),
+    ("torch.profiler", _PY_TRACER, "python_tracer"),
+    ("torch.multiprocessing", _SHARED_MEMORY, "reductions"),
+    ("torch.masked.maskedtensor", _MASKED_IMPL, "binary passthrough reductions unary"),
+    ("torch.nn", _THNN, "backends"),
+    ("torch.nn", _NN_CPP, "cpp"),
+    ("torch.nn.modules", _LCE_IMPL, "linear_cross_entropy"),
+    ("torch.utils", _PRIVATEUSE1, "backend_registration"),
+    ("torch.utils", _JIT, "bundled_inputs jit mobile_optimizer model_dump"),
+    ("torch.utils", _ENV_REPORT, "collect_env"),
+    ("torch.utils", _CPP_EXTENSION, "cpp_extension file_baton"),
+    ("torch.utils", _DEBUG_INTERNALS, "cpp_backtrace debug_log"),
+    ("torch.utils", _FLOP_COUNTER, "flop_counter"),
+    ("torch.utils", _HIPIFY, "hipify"),
+    ("torch.utils", _MKLDNN, "mkldnn"),
+    ("torch.utils", _MODULE_TRACKER, "module_tracker"),
+    ("torch.utils", _SERIALIZATION_CONFIG, "serialization"),
+    ("torch.utils", _PICKLE_DUMP, "show_pickle"),
+    ("torch.utils", _BENCH, "throughput_benchmark"),
+    ("torch.utils", _VIZ, "viz"),
+    ("torch.utils.benchmark", _BENCH_FUZZ, "examples op_fuzzers"),
+    ("torch.utils.benchmark.utils", _BENCH_FUZZ, "fuzzer sparse_fuzzer"),
+    ("torch.utils.benchmark.utils", _BENCH_CPP, "cpp_jit valgrind_wrapper"),
+    ("torch.utils.benchmark.utils", _BENCH_COMPILE, "compile"),
+    ("torch.utils.data", _DATAPIPES, "datapipes graph graph_settings"),
+]
+
+# torch module path -> why ember lacks it (and everything under it)
+UNSUPPORTED_MODULES: dict[str, str] = {}
+for _package, _reason, _names in _MODULE_ENTRIES:
+    for _name in _names.split():
+        _path = f"{_package}.{_name}"
+        assert _path not in UNSUPPORTED_MODULES, f"module {_path} is listed twice"
+        UNSUPPORTED_MODULES[_path] = _reason
+
+
+def module_reason(torch_path: str) -> str | None:
+    """Why ember lacks the torch module ``torch_path`` (``"torch.jit.frontend"``), from its own
+    entry or the nearest enclosing one; None when nothing lists it."""
+    parts = torch_path.split(".")
+    for end in range(len(parts), 1, -1):
+        path = ".".join(parts[:end])
+        if path in UNSUPPORTED_MODULES:
+            return UNSUPPORTED_MODULES[path]
+        entry = UNSUPPORTED.get(".".join(parts[: end - 1]), {}).get(parts[end - 1])
+        if entry is not None and entry[0] in (VALUE, NOT_API):
+            return entry[1]
+    return None
+
+
+class UnsupportedModuleFinder:
+    """The last finder on ``sys.meta_path``, so Python asks it only about a module that no
+    other finder found: for an ``ember.`` path whose torch module ember deliberately lacks it
+    raises ``ModuleNotFoundError`` (an ``ImportError``, so ``try: import ... except
+    ImportError`` guards keep working) with the reason; any other path it leaves alone."""
+
+    @staticmethod
+    def find_spec(fullname: str, path=None, target=None):
+        if not fullname.startswith("ember."):
+            return None
+        torch_path = ember_to_torch(fullname)
+        reason = module_reason(torch_path)
+        if reason is None:
+            return None
+        raise ModuleNotFoundError(
+            f"No module named {fullname!r}: {torch_path} is not supported by ember: {reason}",
+            name=fullname,
+        )
+
+
+def install_module_finder() -> None:
+    """Put ``UnsupportedModuleFinder`` last on ``sys.meta_path`` (once)."""
+    import sys
+
+    if UnsupportedModuleFinder not in sys.meta_path:
+        sys.meta_path.append(UnsupportedModuleFinder)
 
 
 # ---- stubs ---------------------------------------------------------------------------------------

@@ -31,6 +31,11 @@ __all__ = [
 
 Final = typing.Final
 
+# torch.jit is a package whose submodules (frontend, annotations, mobile...) are TorchScript
+# internals: an empty search path makes ``import ember.jit.frontend`` reach ember's finder,
+# which says why (ember/_unsupported.py), instead of "'ember.jit' is not a package"
+__path__: list[str] = []
+
 _REASON = (
     "ember has no TorchScript: it compiles Python into torch's C++ graph representation, "
     "which ember (Python over NumPy) does not have. Call the module or function directly"

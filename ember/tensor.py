@@ -270,6 +270,11 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     @property
+    def is_quantized(self) -> bool:
+        # a quantized tensor's array (ops/_quantized_array.py) has a stand-in quantized dtype
+        return self._data.dtype.__class__ is _dtype._QuantizedNp
+
+    @property
     def is_cuda(self) -> bool:
         return backend.namespace(self._data).device_type == "cuda"
 

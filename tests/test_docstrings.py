@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import math
 import pkgutil
 import sys
@@ -15,10 +16,12 @@ import pytest
 import ember
 import ember.nn.functional as F
 
+# ember.utils.tensorboard needs the optional tensorboard package (the tensorboard extra)
+_OPTIONAL = () if importlib.util.find_spec("tensorboard") else ("ember.utils.tensorboard",)
 MODULES = sorted(
     m.name
     for m in pkgutil.walk_packages(ember.__path__, "ember.")
-    if not m.name.startswith("ember.backend")
+    if not m.name.startswith(("ember.backend", *_OPTIONAL))
 )
 
 

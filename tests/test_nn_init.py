@@ -146,10 +146,10 @@ def test_fans_of_a_linear_weight():
 def test_fans_need_two_dims(shape):
     msg = "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
     with pytest.raises(ValueError, match=f"^{msg}$"):
-        init._calculate_fan_in_and_fan_out(ember.empty(*shape))
+        init._calculate_fan_in_and_fan_out(ember.empty(shape))
     for fn in ("xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"):
         with pytest.raises(ValueError, match=msg):
-            getattr(init, fn)(ember.empty(*shape))
+            getattr(init, fn)(ember.empty(shape))
 
 
 def test_correct_fan_rejects_unknown_modes():

@@ -60,23 +60,54 @@ def test_version_1_linear_is_pytorchs_uniform():
     assert np.abs(b).max() <= bound and np.abs(b).max() > 0.5 * bound
 
 
-def _trunc_normal_std(sigma):
-    # the standard deviation of N(0, sigma^2) truncated to [-2 sigma, 2 sigma]
+# the std of a standard normal truncated to [-2, 2] (JAX's lecun_normal divides by it)
+_TRUNC_STD = 0.87962566103423978
+
+
+def test_the_truncation_constant_is_the_truncated_std():
+    # Var of N(0, 1) truncated to [-a, a] is 1 - 2 a pdf(a) / (2 cdf(a) - 1)
     a = 2.0
     pdf = math.exp(-a * a / 2) / math.sqrt(2 * math.pi)
     z = math.erf(a / math.sqrt(2))
-    return sigma * math.sqrt(1 - 2 * a * pdf / z)
+    assert math.sqrt(1 - 2 * a * pdf / z) == pytest.approx(_TRUNC_STD, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make, fan_in",
+    [
+        (lambda: nn.Linear(400, 1000), 400),
+        (lambda: nn.Conv2d(16, 400, 5), 16 * 5 * 5),
+        (lambda: nn.Conv1d(40, 400, 10), 400),
+        (lambda: nn.ConvTranspose2d(400, 16, 5), 16 * 5 * 5),
+        (lambda: nn.Bilinear(20, 20, 1000), 400),
+    ],
+    ids=["linear", "conv2d", "conv1d", "conv_transpose2d", "bilinear"],
+)
+def test_version_2_values_have_variance_one_over_fan_in(make, fan_in):
+    # The intent (LeCun normal, as JAX's): the values drawn have std 1/sqrt(fan_in) after the
+    # truncation, not the narrower 0.88/sqrt(fan_in) of a normal of that std cut at 2 std.
+    ember.manual_seed(0)
+    with nn.init.default_version(2):
+        m = make()
+    target = 1 / math.sqrt(fan_in)
+    w = m.weight.detach().numpy()
+    assert abs(w.std() - target) < 0.05 * target
+    # cut at 2 std of the underlying normal, which is wider than 1/sqrt(fan_in)
+    sigma = target / _TRUNC_STD
+    assert np.abs(w).max() <= 2 * sigma + 1e-7
+    assert np.abs(w).max() > 1.9 * sigma
+    assert not m.bias.detach().numpy().any()
 
 
 def test_version_2_linear_is_truncated_normal_with_zero_bias():
     ember.manual_seed(0)
     with nn.init.default_version(2):
         m = nn.Linear(100, 400)
-    sigma = 1 / math.sqrt(100)
+    target = 1 / math.sqrt(100)
     w = m.weight.detach().numpy()
-    assert np.abs(w).max() <= 2 * sigma + 1e-7
-    assert abs(w.std() - _trunc_normal_std(sigma)) < 0.02 * sigma
-    assert abs(w.mean()) < 0.01 * sigma * 10
+    assert np.abs(w).max() <= 2 * target / _TRUNC_STD + 1e-7
+    assert abs(w.std() - target) < 0.02 * target
+    assert abs(w.mean()) < 0.01 * target * 10
     assert not m.bias.detach().numpy().any()
     assert nn.init.get_default_version() == 1
 
@@ -93,10 +124,10 @@ def test_version_2_bilinear_uses_both_fan_ins():
     ember.manual_seed(1)
     with nn.init.default_version(2):
         m = nn.Bilinear(20, 30, 50)
-    sigma = 1 / math.sqrt(20 * 30)
+    target = 1 / math.sqrt(20 * 30)
     w = m.weight.detach().numpy()
-    assert np.abs(w).max() <= 2 * sigma + 1e-7
-    assert abs(w.std() - _trunc_normal_std(sigma)) < 0.03 * sigma
+    assert np.abs(w).max() <= 2 * target / _TRUNC_STD + 1e-7
+    assert abs(w.std() - target) < 0.03 * target
     assert not m.bias.detach().numpy().any()
 
 

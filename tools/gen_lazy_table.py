@@ -108,6 +108,8 @@ SPEC: dict[str, dict[str, tuple[str, ...]]] = {
         "ember.serialization": ("load", "save"),
         "ember.ops.memory": _ALL,
         "ember.ops.legacy": _ALL,
+        "ember.ops.quantized": _ALL,
+        "ember.ops.fake_quantize": _ALL,
         "ember.storage": ("TOP_LEVEL",),
         "ember.utils.summary": ("summary",),
         "ember._environment": ("__all__", "has_lapack", "has_mkl", "has_openmp", "has_spectral"),
@@ -150,7 +152,8 @@ SPEC: dict[str, dict[str, tuple[str, ...]]] = {
 # Eager registries a lazy module may add to: its own kinds of object, which cannot exist before the
 # module loads, so no lookup can miss them.
 REGISTRIES = {
-    ("ember.backend", "_BY_TYPE"): "sparse tensors' array type (ember/sparse/_array.py)",
+    ("ember.backend", "_BY_TYPE"): "sparse and quantized tensors' array types "
+    "(ember/sparse/_array.py, ember/ops/_quantized_array.py)",
 }
 
 

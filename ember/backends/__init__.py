@@ -918,3 +918,15 @@ class _BackendsModule(types.ModuleType):
 import sys as _sys  # noqa: E402
 
 _sys.modules[__name__].__class__ = _BackendsModule
+
+# Each flag namespace is a module object built here, not a file: registered under its dotted name
+# so that ``import ember.backends.cudnn as cudnn`` and ``from ember.backends.cuda import
+# sdp_kernel`` find it, as they find torch's submodule files.
+for _name in __all__:
+    _namespace = globals()[_name]
+    if isinstance(_namespace, types.ModuleType):
+        _sys.modules[_namespace.__name__] = _namespace
+# torch.backends.cudnn is a package (its ``rnn`` submodule is cuDNN internals): an empty search
+# path makes ``import ember.backends.cudnn.rnn`` reach ember's finder, which says why it is absent
+cudnn.__path__ = []
+del _name, _namespace

@@ -13,10 +13,13 @@ newer defaults are an explicit opt-in by version number, read when ``reset_param
 The defaults by kind of layer:
 
 - ``linear`` (Linear, Conv*, ConvTranspose*): version 1, ``kaiming_uniform_(a=sqrt(5))`` and
-  the bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)); version 2, a normal with std 1/sqrt(fan_in)
-  truncated at 2 std, and a zero bias.
+  the bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)); version 2, a truncated normal whose values have
+  std 1/sqrt(fan_in) (LeCun normal, as JAX's ``lecun_normal``: a normal of std
+  1/(0.8796... * sqrt(fan_in)) cut at 2 of its std, 0.8796 being the std of a standard normal
+  truncated to [-2, 2]), and a zero bias.
 - ``bilinear`` (Bilinear): version 1, weight and bias U(-1/sqrt(in1), 1/sqrt(in1)); version 2,
-  a normal with std 1/sqrt(in1 * in2) truncated at 2 std, and a zero bias.
+  the same truncated normal with fan_in = in1 * in2 (values of std 1/sqrt(in1 * in2)), and a
+  zero bias.
 - ``embedding`` (Embedding, EmbeddingBag): N(0, 1) with the padding row zeroed, in both.
 - ``recurrent`` (RNN, LSTM, GRU and their cells): version 1, every weight and bias
   U(-1/sqrt(hidden), 1/sqrt(hidden)); version 2, each gate's weight block orthogonal, biases
@@ -149,10 +152,16 @@ def _v1_recurrent(module):
 
 
 # ---- version 2 ---------------------------------------------------------------------------------
+# The standard deviation of a standard normal truncated to [-2, 2]: cutting the tails narrows
+# the spread, so the underlying normal's std is divided by it to leave the drawn values with
+# variance exactly 1/fan_in (JAX's ``variance_scaling(..., "truncated_normal")`` does the same).
+_TRUNC_STD = 0.87962566103423978
+
+
 def _trunc_normal_fan_in(weight, fan_in):
     from ember.nn import init
 
-    std = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    std = 1 / (math.sqrt(fan_in) * _TRUNC_STD) if fan_in > 0 else 0.0
     init.trunc_normal_(weight, 0.0, std, -2 * std, 2 * std)
 
 

@@ -11,7 +11,7 @@ from ember import backend
 from ember.autograd import grad_mode as _gm
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
-from ember.ops.shape import _size_args, _view_op, view
+from ember.ops.shape import _keyword_size, _size_args, _view_op, view
 from ember.tensor import Size, Tensor, _wrap
 
 _state = _gm.state
@@ -46,14 +46,16 @@ def _legacy_type(t: Tensor) -> str:
     return f"{_name(t._data.dtype)}Tensor"
 
 
-def expand(input: Tensor, *sizes) -> Tensor:
+def expand(input: Tensor, *size, implicit: bool = False, **kwargs) -> Tensor:
     """Broadcast size-1 dims to ``sizes`` without copying (``-1`` keeps a dim); a view.
 
     Example:
         >>> ember.zeros(3, 1).expand(3, 4).shape
         ember.Size([3, 4])
     """
-    sizes = _size_args(sizes)
+    if kwargs:
+        size = _keyword_size(size, kwargs, "size", "expand")
+    sizes = _size_args(size)
     old = input._data.shape
     if len(sizes) < len(old):
         raise RuntimeError(

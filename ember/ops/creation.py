@@ -190,14 +190,54 @@ def _filled(size, fill, dtype, device, requires_grad, default=None) -> Tensor:
     return _finish(data, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    """A tensor of zeros of the given size. ``ember.zeros(2, 3)`` or ``ember.zeros((2, 3))``."""
-    return _filled(size, 0, dtype, device, requires_grad)
+def _size_keyword(size: tuple, kwargs: dict, fn: str) -> tuple:
+    """``size`` of ``fn(*size, ...)`` or of ``fn(size=...)``: torch takes either form."""
+    if kwargs:
+        unknown = [k for k in kwargs if k != "size"]
+        if unknown:
+            raise TypeError(f"{fn}() got an unexpected keyword argument '{unknown[0]}'")
+        if size:
+            # NOTE: matches torch: a size given both ways is refused, not merged
+            raise TypeError(f"{fn}() got multiple values for argument 'size'")
+        return (kwargs["size"],)
+    if not size:
+        # NOTE: matches torch: the size is required (``zeros(())`` is the 0-d tensor)
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    return size
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    """A tensor of ones of the given size."""
-    return _filled(size, 1, dtype, device, requires_grad)
+def zeros(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kwargs,
+) -> Tensor:
+    """A tensor of zeros of the given size: ``zeros(2, 3)``, ``zeros((2, 3))`` or
+    ``zeros(size=(2, 3))``.
+
+    Example:
+        >>> ember.zeros(size=(2, 3)).shape
+        ember.Size([2, 3])
+    """
+    return _filled(_size_keyword(size, kwargs, "zeros"), 0, dtype, device, requires_grad)
+
+
+def ones(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    **kwargs,
+) -> Tensor:
+    """A tensor of ones of the given size (``*size`` or ``size=``, as ``zeros``)."""
+    return _filled(_size_keyword(size, kwargs, "ones"), 1, dtype, device, requires_grad)
 
 
 def empty(
@@ -209,13 +249,22 @@ def empty(
     requires_grad=False,
     pin_memory=False,
     memory_format=None,
+    **kwargs,
 ) -> Tensor:
-    """An uninitialized tensor of the given size."""
-    return _filled(size, None, dtype, device, requires_grad)
+    """An uninitialized tensor of the given size (``*size`` or ``size=``, as ``zeros``)."""
+    return _filled(_size_keyword(size, kwargs, "empty"), None, dtype, device, requires_grad)
 
 
 def full(
-    size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+    size,
+    fill_value,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
 ) -> Tensor:
     """A tensor filled with ``fill_value``; its dtype follows the value's type by default."""
     if isinstance(fill_value, Tensor):
@@ -240,19 +289,40 @@ def _like(input: Tensor, fill, dtype, device, requires_grad) -> Tensor:
 
 
 def zeros_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     return _like(input, 0, dtype, device, requires_grad)
 
 
 def ones_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     return _like(input, 1, dtype, device, requires_grad)
 
 
 def empty_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     return _like(input, None, dtype, device, requires_grad)
 
@@ -266,6 +336,7 @@ def full_like(
     device=None,
     requires_grad=False,
     memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -296,6 +367,7 @@ def arange(
     layout=None,
     device=None,
     requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless a bound is a float."""
     start, end, step = _num(start), _num(end), _num(step)
@@ -332,7 +404,18 @@ def arange(
     return _finish(data, requires_grad)
 
 
-def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:  # noqa: A001
+def range(  # noqa: A001
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+) -> Tensor:
     """Deprecated in PyTorch: like ``arange`` but includes ``end`` and defaults to float."""
     if end is None:
         start, end = 0, start
@@ -360,7 +443,16 @@ _CPP_NAMES = {"complex64": "c10::complex<float>", "complex128": "c10::complex<do
 
 
 def linspace(
-    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+    start,
+    end,
+    steps,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
 ) -> Tensor:
     """``steps`` values evenly spaced from ``start`` to ``end`` inclusive."""
     start, end = _num(start), _num(end)
@@ -393,6 +485,7 @@ def logspace(
     dtype=None,
     layout=None,
     device=None,
+    pin_memory=False,
     requires_grad=False,
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
@@ -405,14 +498,26 @@ def logspace(
     return _finish(xp.asarray((base**lin._data).astype(npd)), requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(
+    n,
+    m=None,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """A 2-D tensor with ones on the diagonal."""
     m = n if m is None else m
     xp = _xp(device)
     return _finish(xp.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def scalar_tensor(
+    s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False
+) -> Tensor:
     return _finish(_xp(device).asarray(s, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -446,8 +551,16 @@ def _legacy_new(cls, *args, **kwargs):
 # ---- Tensor.new_* (same dtype and device as the tensor unless given) -------------------------
 def _new(fill):
     def method(
-        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+        self,
+        *size,
+        dtype=None,
+        layout=None,
+        device=None,
+        pin_memory=False,
+        requires_grad=False,
+        **kwargs,
     ):
+        size = _size_keyword(size, kwargs, method.__name__)
         return _filled(size, fill, dtype or self.dtype, device or self.device, requires_grad)
 
     return method
@@ -456,6 +569,9 @@ def _new(fill):
 Tensor.new_zeros = _new(0)
 Tensor.new_ones = _new(1)
 Tensor.new_empty = _new(None)
+Tensor.new_zeros.__name__ = "new_zeros"
+Tensor.new_ones.__name__ = "new_ones"
+Tensor.new_empty.__name__ = "new_empty"
 
 
 def _new_full(

@@ -788,10 +788,10 @@ Tensor.__abs__ = abs
 _abs_inplace = Tensor.abs_
 
 
-def _abs_(self: Tensor) -> Tensor:
-    if self._data.dtype.kind == "c":  # the real result cannot be written into complex memory
-        _complex_unsupported("abs_", self._data.dtype)
-    return _abs_inplace(self)
+def _abs_(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "c":  # the real result cannot be written into complex memory
+        _complex_unsupported("abs_", input._data.dtype)
+    return _abs_inplace(input)
 
 
 Tensor.abs_ = Tensor.absolute_ = _abs_

@@ -490,6 +490,8 @@ def inplace(fn):
 
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    # inspect.signature shows fn's parameters: the method passes its arguments through unchanged
+    method.__wrapped__ = fn
     return method
 
 

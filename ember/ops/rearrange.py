@@ -8,7 +8,7 @@ import operator
 from ember.autograd.function import Function
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.broadcast import expand
-from ember.ops.shape import _dims_arg, _size_args, reshape, unsqueeze, view
+from ember.ops.shape import _dims_arg, _keyword_size, _size_args, reshape, unsqueeze, view
 from ember.ops.slicing import _FULL
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
@@ -31,13 +31,15 @@ class Flip(Function):
         return flip(g, ctx.dims), None
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims, **kwargs) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in PyTorch).
 
     Example:
         >>> ember.arange(3).flip(0)
         tensor([2, 1, 0])
     """
+    if kwargs:
+        dims = _keyword_size(dims, kwargs, "dims", "flip")
     return unary(Flip, input, _dims_arg(dims, input._data.ndim))
 
 
@@ -125,13 +127,16 @@ class Repeat(Function):
         return g.reshape(ctx.shape), None
 
 
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *repeats, **kwargs) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (a copy).
 
     Example:
         >>> ember.tensor([1, 2]).repeat(2)
         tensor([1, 2, 1, 2])
     """
+    if kwargs:
+        repeats = _keyword_size(repeats, kwargs, "repeats", "repeat")
+    sizes = repeats
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = _size_args(sizes)

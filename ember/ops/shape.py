@@ -51,6 +51,18 @@ def _view_op(cls, input: Tensor, *args) -> Tensor:
     return _as_view(unary(cls, input, *args), input, lambda b: unary(cls, b, *args))
 
 
+def _keyword_size(args: tuple, kwargs: dict, name: str, fn: str) -> tuple:
+    """``fn(*name)`` called as ``fn(name=...)``: torch takes a size (dims) either way. Only
+    called when ``kwargs`` is not empty, so the positional form costs one test of a dict."""
+    unknown = [k for k in kwargs if k != name]
+    if unknown:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{unknown[0]}'")
+    if args:
+        # NOTE: matches torch: given both ways, it is refused rather than merged
+        raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    return (kwargs[name],)
+
+
 def _size_args(shape) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all give ``(2, 3)``."""
     if (
@@ -147,13 +159,15 @@ class _Unsqueeze(Reshape):
     _node_name = "UnsqueezeBackward0"
 
 
-def reshape(input: Tensor, *shape) -> Tensor:
+def reshape(input: Tensor, *shape, **kwargs) -> Tensor:
     """Same data with a new shape: a view when the memory layout allows, else a copy.
 
     Example:
         >>> ember.arange(6).reshape(2, -1).shape
         ember.Size([2, 3])
     """
+    if kwargs:
+        shape = _keyword_size(shape, kwargs, "shape", "reshape")
     shape = _infer_shape(_size_args(shape), input._data.size)
     if _viewable(input._data, shape):
         return _view_op(Reshape, input, shape)
@@ -217,7 +231,7 @@ def _view_dtype(input: Tensor, dtype) -> Tensor:
     return t
 
 
-def view(input: Tensor, *shape, dtype=None) -> Tensor:
+def view(input: Tensor, *shape, dtype=None, **kwargs) -> Tensor:
     """Same data with a new shape; the memory layout must allow it (else use ``reshape``).
     ``view(dtype)`` reads the same bytes as another dtype (the last dim scales when the element
     sizes differ).
@@ -228,6 +242,8 @@ def view(input: Tensor, *shape, dtype=None) -> Tensor:
         >>> ember.tensor([1.0]).view(ember.int32)
         tensor([1065353216], dtype=ember.int32)
     """
+    if kwargs:
+        shape = _keyword_size(shape, kwargs, "size", "view")
     if dtype is not None and not shape:
         if not isinstance(dtype, _dt):
             raise TypeError(
@@ -354,13 +370,15 @@ class _T(Permute):
     _node_name = "TBackward0"
 
 
-def permute(input: Tensor, *dims) -> Tensor:
+def permute(input: Tensor, *dims, **kwargs) -> Tensor:
     """Reorder dimensions (a view).
 
     Example:
         >>> ember.zeros(2, 3, 4).permute(2, 0, 1).shape
         ember.Size([4, 2, 3])
     """
+    if kwargs:
+        dims = _keyword_size(dims, kwargs, "dims", "permute")
     dims = _size_args(dims)
     n = input._data.ndim
     if len(dims) != n:

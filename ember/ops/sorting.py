@@ -47,7 +47,7 @@ class Sort(_Selection):
         return _argsort(xp, a, axis, descending)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out=None):
     """Sort along ``dim``: ``(values, indices)``. ember's sort is always stable.
 
     Example:
@@ -61,7 +61,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return _out_tuple(r, out)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False, out=None
+) -> Tensor:
     """Indices that sort ``input`` along ``dim`` (stable), int64.
 
     Example:
@@ -74,8 +76,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     axis = _wrap_dim(dim, a.ndim)
     xp = xp_of(a)
     if a.ndim == 0:
-        return _wrap(xp.zeros((), dtype=_I64))
-    return _wrap(_argsort(xp, a, axis, descending).astype(_I64, copy=False))
+        return _out(_wrap(xp.zeros((), dtype=_I64)), out)
+    return _out(_wrap(_argsort(xp, a, axis, descending).astype(_I64, copy=False)), out)
 
 
 class Topk(_Selection):

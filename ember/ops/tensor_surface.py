@@ -18,7 +18,7 @@ from ember.autograd import grad_mode as _gm
 from ember.autograd.function import NOGRAD_CTX, Function, check_inference_write
 from ember.ops._dispatch import unary, xp_of
 from ember.ops.pointwise import inplace
-from ember.ops.shape import _as_view, _size_args
+from ember.ops.shape import _as_view, _keyword_size, _size_args
 from ember.tensor import Tensor, _wrap, _wrap_dim
 
 __all__ = [
@@ -694,13 +694,15 @@ def _fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
 Tensor.fill_diagonal_ = _fill_diagonal_
 
 
-def _sum_to_size(self: Tensor, *size) -> Tensor:
+def _sum_to_size(self: Tensor, *size, **kwargs) -> Tensor:
     """Sum this tensor down to ``size`` (which must broadcast to its shape).
 
     Example:
         >>> ember.ones(2, 3).sum_to_size(1, 3)
         tensor([[2., 2., 2.]])
     """
+    if kwargs:
+        size = _keyword_size(size, kwargs, "size", "sum_to_size")
     size = _size_args(size)
     shape = tuple(self.shape)
     lead = len(shape) - len(size)

@@ -43,6 +43,7 @@ REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
 REBUILD_META = TorchName("torch._utils", "_rebuild_meta_tensor_no_storage")
 REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
+REBUILD_QTENSOR = TorchName("torch._utils", "_rebuild_qtensor")
 
 # PyTorch's legacy typed-storage class per dtype (``FloatStorage``...): the storage type of a
 # persistent id, named after the dtype's ScalarType name.
@@ -56,6 +57,14 @@ _STORAGE_TYPES = {
     d: TorchName("torch", STORAGE_NAMES[d.name]) if d.name in _LEGACY else UNTYPED_STORAGE
     for d in _dtype.all_dtypes
 }
+_STORAGE_TYPES.update((d, TorchName("torch", STORAGE_NAMES[d.name])) for d in _dtype._QUANTIZED)
+_QSCHEMES = (
+    _dtype.per_tensor_affine,
+    _dtype.per_channel_affine,
+    _dtype.per_tensor_symmetric,
+    _dtype.per_channel_symmetric,
+    _dtype.per_channel_affine_float_qparams,
+)
 
 
 def _global_names() -> dict[int, tuple[str, str, object]]:
@@ -70,10 +79,11 @@ def _global_names() -> dict[int, tuple[str, str, object]]:
             REBUILD_PARAMETER_WITH_STATE,
             REBUILD_META,
             REBUILD_FROM_TYPE_V2,
+            REBUILD_QTENSOR,
             *set(_STORAGE_TYPES.values()),
         )
     }
-    for d in _dtype.all_dtypes:
+    for d in (*_dtype.all_dtypes, *_dtype._QUANTIZED, *_QSCHEMES):
         names[id(d)] = ("torch", d.name, d)
     names[id(Size)] = ("torch", "Size", Size)
     names[id(device)] = ("torch", "device", device)
@@ -159,6 +169,8 @@ def _pickler_class(base):
             from ember.nn.parameter import Parameter
 
             arr = t._data
+            if arr.dtype.__class__ is _dtype._QuantizedNp:
+                return self._reduce_qtensor(t)
             xp = backend.namespace(arr)
             dt = _dtype.from_np(arr.dtype)
             rg = t._requires_grad
@@ -191,6 +203,27 @@ def _pickler_class(base):
             if type(t) is not Tensor or state:
                 return (REBUILD_FROM_TYPE_V2, (func, type(t), args, state))
             return (func, args)
+
+        def _reduce_qtensor(self, t: Tensor):
+            """``torch._utils._rebuild_qtensor(storage, offset, size, stride, quantizer,
+            False, OrderedDict())``, the integers in a QUInt8Storage (QInt8, QInt32)."""
+            a = t._data
+            if _dtype._QUANTIZED[a.qdtype][2] < 8:
+                raise NotImplementedError(
+                    f"ember.save: packed {a.qdtype} tensors are not saved by ember; save "
+                    "t.int_repr() and the quantization parameters instead"
+                )
+            ref, offset, strides = self._storage(a.values, a.qdtype, "cpu")
+            if a.axis is None:
+                params = (a.qscheme, a.scale, a.zero_point)
+            else:
+                from ember.tensor import _wrap
+
+                # NOTE: matches torch: float-qparams tensors are written as per_channel_affine
+                # (their float zero points tell the schemes apart on load)
+                params = (_dtype.per_channel_affine, _wrap(a.scale), _wrap(a.zero_point), a.axis)
+            args = (ref, offset, tuple(a.shape), strides, params, False, OrderedDict())
+            return (REBUILD_QTENSOR, args)
 
         def _storage(self, arr, dt, location):
             isz = dt.itemsize

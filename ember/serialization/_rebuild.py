@@ -385,6 +385,67 @@ def rebuild_from_type_v2(func, new_type, args, state):
     return ret
 
 
+def rebuild_qtensor(
+    storage, storage_offset, size, stride, quantizer_params, requires_grad, backward_hooks
+):
+    """A quantized tensor: its integers viewed from ``storage`` (a QUInt8Storage...) and the
+    quantizer ``(qscheme, scale, zero_point)`` or ``(qscheme, scales, zero_points, axis)``."""
+    from ember.ops._quantized_array import PER_CHANNEL, QuantizedArray
+
+    qdtype = storage.dtype if storage.__class__ is TypedStorage else None
+    if qdtype not in _dtype._QUANTIZED:
+        raise RuntimeError(f"_rebuild_qtensor: expected a quantized storage, got {qdtype!r:.100}")
+    if _dtype._QUANTIZED[qdtype][2] < 8:
+        raise RuntimeError(
+            f"_rebuild_qtensor: ember does not load packed {qdtype} tensors from checkpoints"
+        )
+    repr_dtype = _dtype.from_np(qdtype._np.repr_np)
+    values = tensor_from_storage(storage, storage_offset, size, stride, repr_dtype)._data
+    if not isinstance(quantizer_params, tuple) or not quantizer_params:
+        raise RuntimeError(f"_rebuild_qtensor: bad quantizer params {quantizer_params!r:.100}")
+    scheme = quantizer_params[0]
+    if scheme.__class__ is not _dtype.qscheme:
+        raise RuntimeError(f"_rebuild_qtensor: bad quantization scheme {scheme!r:.100}")
+    if scheme in PER_CHANNEL:
+        if len(quantizer_params) != 4:
+            raise RuntimeError(
+                "_rebuild_qtensor: per-channel params are (qscheme, scales, zero_points, axis)"
+            )
+        _, scales, zps, axis = quantizer_params
+        if type(axis) is not int or not 0 <= axis < len(values.shape):
+            raise RuntimeError(
+                f"_rebuild_qtensor: per_channel axis {axis!r:.50} out of range "
+                f"for size {tuple(values.shape)}"
+            )
+        xp = backend.cpu
+        s = xp.asarray(scales.numpy() if isinstance(scales, Tensor) else scales, dtype="float64")
+        zraw = zps.numpy() if isinstance(zps, Tensor) else xp.asarray(zps)
+        if s.shape != (values.shape[axis],) or zraw.shape != (values.shape[axis],):
+            raise RuntimeError(
+                f"_rebuild_qtensor: per_channel scales/zero_points length must equal "
+                f"size[axis]={values.shape[axis]}, got {s.shape} and {zraw.shape}"
+            )
+        # NOTE: matches torch: float-qparams tensors are saved as per_channel_affine, their
+        # float zero points telling the schemes apart
+        if zraw.dtype.kind == "f" or scheme is _dtype.per_channel_affine_float_qparams:
+            scheme = _dtype.per_channel_affine_float_qparams
+            sdt = scales.numpy().dtype if isinstance(scales, Tensor) else zraw.dtype
+            s, z = s.astype(sdt if sdt.kind == "f" else "float32"), zraw.copy()
+        else:
+            z = zraw.astype("int64")
+        arr = QuantizedArray(values, qdtype, scheme, s, z, axis)
+    else:
+        if len(quantizer_params) != 3:
+            raise RuntimeError(
+                "_rebuild_qtensor: per-tensor params are (qscheme, scale, zero_point)"
+            )
+        _, scale, zp = quantizer_params
+        arr = QuantizedArray(values, qdtype, scheme, float(scale), int(zp))
+    if requires_grad:
+        raise RuntimeError("_rebuild_qtensor: a quantized tensor cannot require grad")
+    return _wrap(arr)
+
+
 def _unsupported(kind: str, name: str):
     def rebuild(*args, **kwargs):
         raise RuntimeError(
@@ -485,15 +546,23 @@ def allowed_globals() -> dict[str, object]:
         ),
     }
     for kind, name in (
-        ("quantized", "_rebuild_qtensor"),
         ("sparse", "_rebuild_sparse_tensor"),
         ("nested", "_rebuild_nested_tensor"),
         ("wrapper-subclass", "_rebuild_wrapper_subclass"),
         ("NumPy-backed device", "_rebuild_device_tensor_from_numpy"),
     ):
         table[f"torch._utils.{name}"] = _unsupported(kind, name)
-    for d in _dtype.all_dtypes:
+    table["torch._utils._rebuild_qtensor"] = rebuild_qtensor
+    for d in (*_dtype.all_dtypes, *_dtype._QUANTIZED):
         table[f"torch.{d.name}"] = d
+    for q in (
+        _dtype.per_tensor_affine,
+        _dtype.per_channel_affine,
+        _dtype.per_tensor_symmetric,
+        _dtype.per_channel_symmetric,
+        _dtype.per_channel_affine_float_qparams,
+    ):
+        table[f"torch.{q.name}"] = q
     for name, d in _MISSING_DTYPES.items():
         table[f"torch.{name}"] = d
     for name, st in STORAGE_TYPES.items():
@@ -515,7 +584,7 @@ def callable_globals(table: dict[str, object]) -> set[int]:
         for v in table.values()
         if callable(v)
         and v not in refs_only
-        and not isinstance(v, (StorageType, TorchDtype, _dtype.dtype))
+        and not isinstance(v, (StorageType, TorchDtype, _dtype.dtype, _dtype.qscheme))
     }
     ids.add(id(Parameter))
     return ids

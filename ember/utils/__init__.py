@@ -2,6 +2,7 @@
 DataLoader)."""
 
 import copyreg as _copyreg
+import sys as _sys
 import types as _types
 import weakref as _weakref
 
@@ -9,13 +10,16 @@ from ember._lazy import lazy_dir as _lazy_dir
 from ember._lazy import lazy_getattr as _lazy_getattr
 from ember.utils import data, hooks  # noqa: F401
 
-# checkpoint, dlpack and weak load on first use (import ember stays lean)
-_LAZY = {m: f"ember.utils.{m}" for m in ("checkpoint", "dlpack", "weak")}
+# these load on first use (import ember stays lean; tensorboard needs the optional package)
+_LAZY = {
+    m: f"ember.utils.{m}" for m in ("benchmark", "checkpoint", "dlpack", "tensorboard", "weak")
+}
 __getattr__ = _lazy_getattr(__name__, _LAZY)
 __dir__ = _lazy_dir(globals(), _LAZY)
 
 __all__ = ["checkpoint", "data", "deterministic", "dlpack", "hooks", "set_module", "swap_tensors"]
-__all__ += ["backcompat", "weak"]
+# not tensorboard: a star import would fail where the optional package is missing
+__all__ += ["backcompat", "benchmark", "weak"]
 
 
 def set_module(obj, mod) -> None:
@@ -117,3 +121,8 @@ backcompat = _types.ModuleType(
 backcompat.Warning = _BackcompatWarning
 backcompat.broadcast_warning = _BackcompatWarning("set_backcompat_broadcast_warn")
 backcompat.keepdim_warning = _BackcompatWarning("set_backcompat_keepdim_warn")
+
+# module objects built here, not files: registered under their dotted names so that
+# ``import ember.utils.deterministic`` finds them, as it finds torch's submodule files
+_sys.modules[deterministic.__name__] = deterministic
+_sys.modules[backcompat.__name__] = backcompat

@@ -187,39 +187,66 @@ def set_registration_warnings(enabled: bool) -> None:
     _registration_warnings = bool(enabled)
 
 
+# The rules below are shared with ``ember.nn.utils.check`` (which applies them to a built model,
+# nested containers and plain objects included), so the warning and the check agree.
+def _set_by_class(module: Module, name: str) -> bool:
+    """The class's property takes assignments to ``name`` (a parametrized tensor's, for one)."""
+    return isinstance(getattr(type(module), name, None), property)
+
+
+def _forgotten_parameter(value: Tensor) -> bool:
+    """A tensor that looks like a parameter someone forgot to wrap in ``nn.Parameter``."""
+    # Only leaves: a non-leaf that requires grad is an activation (a cached hidden state,
+    # an output kept by a hook), not a forgotten parameter.
+    return not isinstance(value, Parameter) and value._requires_grad and value._grad_fn is None
+
+
+def _tensor_fix(name: str) -> str:
+    return (
+        f"Wrap it in nn.Parameter(...) to train it, or use register_buffer('{name}', tensor) "
+        "for state that is not trained."
+    )
+
+
+def _member_kind(value) -> str | None:
+    """'Parameter' or 'Module' for what a container needs ember's own container to register."""
+    if isinstance(value, Parameter):
+        return "Parameter"
+    if isinstance(value, Module):
+        return "Module"
+    return None
+
+
+def _container_fixes(kinds, is_dict: bool) -> list[str]:
+    """The registering containers for ``kinds`` (from ``_member_kind``), in a stable order."""
+    fixes = []
+    if "Module" in kinds:
+        fixes.append("nn.ModuleDict" if is_dict else "nn.ModuleList")
+    if "Parameter" in kinds:
+        fixes.append("nn.ParameterDict" if is_dict else "nn.ParameterList")
+    return fixes
+
+
 def _diagnose(module: Module, name: str, value) -> None:
-    if isinstance(getattr(type(module), name, None), property):
-        return  # the class's setter takes the value (a parametrized tensor's, for one)
+    if _set_by_class(module, name):
+        return
     owner = f"{type(module).__name__}.{name}"
     if isinstance(value, Tensor):
-        # Only leaves: a non-leaf that requires grad is an activation (a cached hidden state,
-        # an output kept by a hook), not a forgotten parameter.
-        if value._requires_grad and value._grad_fn is None:
+        if _forgotten_parameter(value):
             warnings.warn(
                 f"{owner} is a tensor with requires_grad=True but not an nn.Parameter, so it is "
                 f"not registered: parameters(), optimizers, .to() and state_dict() will not see "
-                f"it. Wrap it in nn.Parameter(...) to train it, or use "
-                f"register_buffer('{name}', tensor) for state that is not trained. "
+                f"it. {_tensor_fix(name)} "
                 "(ember.nn.set_registration_warnings(False) silences this.)",
                 RegistrationWarning,
                 stacklevel=3,
             )
         return
     items = value.values() if isinstance(value, dict) else value
-    kinds = set()
-    for v in items:
-        if isinstance(v, Parameter):
-            kinds.add("Parameter")
-        elif isinstance(v, Module):
-            kinds.add("Module")
+    kinds = {k for k in map(_member_kind, items) if k is not None}
     if not kinds:
         return
-    is_dict = isinstance(value, dict)
-    fixes = []
-    if "Module" in kinds:
-        fixes.append("nn.ModuleDict" if is_dict else "nn.ModuleList")
-    if "Parameter" in kinds:
-        fixes.append("nn.ParameterDict" if is_dict else "nn.ParameterList")
+    fixes = _container_fixes(kinds, isinstance(value, dict))
     what = " and ".join(sorted(k + "s" for k in kinds))
     warnings.warn(
         f"{owner} is a plain {type(value).__name__} holding {what}; they are not registered, "

@@ -27,8 +27,8 @@ from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # 
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: E402, F401
 
 # torch.nn.utils's names that ember has (submodules stay out)
-# parametrizations, fusion and memory formats load on first use (import ember stays lean)
-_LAZY = {m: f"ember.nn.utils.{m}" for m in ("fusion", "memory_format", "parametrize")}
+# parametrizations, pruning, fusion and memory formats load on first use (import ember stays lean)
+_LAZY = {m: f"ember.nn.utils.{m}" for m in ("fusion", "memory_format", "parametrize", "prune")}
 _LAZY["parametrizations"] = "ember.nn.utils.parametrizations"
 _LAZY.update(
     {
@@ -47,6 +47,8 @@ _LAZY.update(
         for n in ("convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
     }
 )
+# ember only: the model check (ember/nn/utils/check.py)
+_LAZY["check"] = "ember.nn.utils.check:check"
 __getattr__ = _lazy_getattr(__name__, _LAZY)
 __dir__ = _lazy_dir(globals(), _LAZY)
 

@@ -1,0 +1,2 @@
+"""The modules behind ``ember.utils.benchmark`` (torch's layout: ``common``, ``timer``,
+``compare``)."""
