@@ -192,7 +192,6 @@ EXCEPTIONS: list[tuple[str, str]] = [
 # Real differences found by this test and not fixed yet: each is an ember bug to fix (the test
 # fails once one is fixed and still listed, so the list only shrinks).
 TO_FIX: list[str] = [
-    "torch.Tensor.argsort",
     "torch.Tensor.broadcast_to",
     "torch.Tensor.chalf",
     "torch.Tensor.cholesky_solve",
@@ -223,7 +222,6 @@ TO_FIX: list[str] = [
     "torch.Tensor.roll",
     "torch.Tensor.scatter_",
     "torch.Tensor.scatter_add_",
-    "torch.Tensor.sort",
     "torch.Tensor.split",
     "torch.Tensor.squeeze",
     "torch.Tensor.squeeze_",
@@ -241,7 +239,6 @@ TO_FIX: list[str] = [
     "torch.Tensor.uniform_",
     "torch.Tensor.vsplit",
     "torch.addmm",
-    "torch.argsort",
     "torch.asarray",
     "torch.autograd.backward",
     "torch.autograd.gradgradcheck",
@@ -336,7 +333,6 @@ TO_FIX: list[str] = [
     "torch.slogdet",
     "torch.smm",
     "torch.softmax",
-    "torch.sort",
     "torch.sparse_bsc_tensor",
     "torch.sparse_bsr_tensor",
     "torch.sparse_csc_tensor",
