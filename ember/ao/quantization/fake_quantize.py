@@ -19,6 +19,7 @@ from ember.ao.quantization.observer import (
     HistogramObserver,
     MovingAverageMinMaxObserver,
     MovingAveragePerChannelMinMaxObserver,
+    _channel_rows,
     _iinfo,
     _is_per_channel,
     _is_per_tensor,
@@ -286,9 +287,6 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
         self.register_buffer("observer_enabled", ember.tensor([1], dtype=ember.long))
         self.is_symmetric_quant = _is_symmetric(self.activation_post_process.qscheme)
 
-    def calculate_qparams(self):
-        return self.activation_post_process.calculate_qparams()
-
     def extra_repr(self) -> str:
         return (
             f"fake_quant_enabled={self.fake_quant_enabled}, "
@@ -303,9 +301,7 @@ class FusedMovingAvgObsFakeQuantize(FakeQuantize):
         c = obs.averaging_constant
         qmin, qmax = obs.quant_min, obs.quant_max
         if self.is_per_channel:
-            axes = list(range(X.dim()))
-            axes[self.ch_axis], axes[0] = 0, self.ch_axis
-            rows = ember.flatten(X.detach().permute(axes), start_dim=1)
+            rows = _channel_rows(X.detach(), self.ch_axis)
             n = rows.shape[0]
             if obs.min_val.numel() != n:
                 obs.min_val = ember.full((n,), float("inf"))

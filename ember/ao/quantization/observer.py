@@ -101,6 +101,15 @@ def _is_per_channel(qscheme) -> bool:
     )
 
 
+def _check_per_tensor(observer_name: str, qscheme) -> None:
+    """Refuses a per channel ``qscheme`` for a per tensor observer."""
+    if not _is_per_tensor(qscheme):
+        raise NotImplementedError(
+            f"{observer_name}'s qscheme only support torch.per_tensor_symmetric and "
+            f"torch.per_tensor_affine, got {qscheme}"
+        )
+
+
 def _is_symmetric(qscheme) -> bool:
     return qscheme in (ember.per_tensor_symmetric, ember.per_channel_symmetric)
 
@@ -334,6 +343,13 @@ class UniformQuantizationObserverBase(ObserverBase):
 _ObserverBase = UniformQuantizationObserverBase
 
 
+def _channel_rows(x, ch_axis: int):
+    """``x`` with ``ch_axis`` first, flattened to (channels, rest)."""
+    axes = list(range(x.dim()))
+    axes[ch_axis], axes[0] = 0, ch_axis
+    return ember.flatten(x.permute(axes), start_dim=1)
+
+
 def _inf_buffers(module):
     module.register_buffer("min_val", ember.tensor(float("inf")))
     module.register_buffer("max_val", ember.tensor(float("-inf")))
@@ -363,11 +379,7 @@ class MinMaxObserver(UniformQuantizationObserverBase):
         **kwargs,
     ) -> None:
         qscheme = ember.per_tensor_affine if qscheme is None else qscheme
-        if not _is_per_tensor(qscheme):
-            raise NotImplementedError(
-                f"{type(self).__name__}'s qscheme only support torch.per_tensor_symmetric and "
-                f"torch.per_tensor_affine, got {qscheme}"
-            )
+        _check_per_tensor(type(self).__name__, qscheme)
         super().__init__(
             dtype=dtype,
             qscheme=qscheme,
@@ -388,11 +400,16 @@ class MinMaxObserver(UniformQuantizationObserverBase):
         if x_orig.numel() == 0:
             return x_orig
         x = x_orig.detach().to(self.min_val.dtype)
-        lo, hi = ember.aminmax(x)
+        lo, hi = self._running_range(*ember.aminmax(x))
         with ember.no_grad():
-            self.min_val.copy_(ember.minimum(lo, self.min_val))
-            self.max_val.copy_(ember.maximum(hi, self.max_val))
+            self.min_val.copy_(lo)
+            self.max_val.copy_(hi)
         return x_orig
+
+    def _running_range(self, lo, hi):
+        """The running (min, max) after a batch whose range is ``[lo, hi]`` (the buffers start
+        at +-inf, so the first batch's range wins)."""
+        return ember.minimum(lo, self.min_val), ember.maximum(hi, self.max_val)
 
     def calculate_qparams(self):
         """The scale and zero point of the range seen so far."""
@@ -461,20 +478,14 @@ class MovingAverageMinMaxObserver(MinMaxObserver):
             **kwargs,
         )
 
-    def forward(self, x_orig):
-        if x_orig.numel() == 0:
-            return x_orig
-        x = x_orig.detach().to(self.min_val.dtype)
-        lo, hi = ember.aminmax(x)
+    def _running_range(self, lo, hi):
+        # ``forward`` is MinMaxObserver's; only the update rule differs
         if float(self.min_val) == float("inf") and float(self.max_val) == float("-inf"):
-            new_lo, new_hi = lo, hi
-        else:
-            new_lo = _moving_average(self.min_val, lo, self.averaging_constant)
-            new_hi = _moving_average(self.max_val, hi, self.averaging_constant)
-        with ember.no_grad():
-            self.min_val.copy_(new_lo)
-            self.max_val.copy_(new_hi)
-        return x_orig
+            return lo, hi
+        return (
+            _moving_average(self.min_val, lo, self.averaging_constant),
+            _moving_average(self.max_val, hi, self.averaging_constant),
+        )
 
 
 class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
@@ -528,11 +539,9 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
             raise NotImplementedError("Cannot reduce range for symmetric quantization for quint8")
 
     def _rows(self, x_orig):
-        """The input with ``ch_axis`` first, flattened to (channels, rest)."""
-        x = x_orig.detach()
-        axes = list(range(x.dim()))
-        axes[self.ch_axis], axes[0] = 0, self.ch_axis
-        return ember.flatten(x.permute(axes).to(self.min_val.dtype), start_dim=1)
+        """The input with ``ch_axis`` first, flattened to (channels, rest), in the buffers'
+        dtype."""
+        return _channel_rows(x_orig.detach(), self.ch_axis).to(self.min_val.dtype)
 
     def _store(self, lo, hi):
         self.min_val = lo.detach().clone()
@@ -543,9 +552,14 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
             return x_orig
         lo, hi = ember.aminmax(self._rows(x_orig), dim=1)
         if self.min_val.numel() and self.max_val.numel():
-            lo, hi = ember.minimum(lo, self.min_val), ember.maximum(hi, self.max_val)
+            lo, hi = self._running_range(lo, hi)
         self._store(lo, hi)
         return x_orig
+
+    def _running_range(self, lo, hi):
+        """The running per channel (min, max) after a batch whose ranges are ``lo``/``hi``
+        (called once there are running values: the buffers start empty)."""
+        return ember.minimum(lo, self.min_val), ember.maximum(hi, self.max_val)
 
     def calculate_qparams(self):
         """Per channel scales and zero points of the ranges seen so far."""
@@ -606,15 +620,12 @@ class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
         )
         self.averaging_constant = averaging_constant
 
-    def forward(self, x_orig):
-        if x_orig.numel() == 0:
-            return x_orig
-        lo, hi = ember.aminmax(self._rows(x_orig), dim=1)
-        if self.min_val.numel() and self.max_val.numel():
-            lo = _moving_average(self.min_val, lo, self.averaging_constant)
-            hi = _moving_average(self.max_val, hi, self.averaging_constant)
-        self._store(lo, hi)
-        return x_orig
+    def _running_range(self, lo, hi):
+        # ``forward`` is PerChannelMinMaxObserver's; only the update rule differs
+        return (
+            _moving_average(self.min_val, lo, self.averaging_constant),
+            _moving_average(self.max_val, hi, self.averaging_constant),
+        )
 
 
 # ---- histogram ----------------------------------------------------------------------------------
@@ -668,11 +679,7 @@ class HistogramObserver(UniformQuantizationObserverBase):
         **kwargs,
     ) -> None:
         qscheme = ember.per_tensor_affine if qscheme is None else qscheme
-        if not _is_per_tensor(qscheme):
-            raise NotImplementedError(
-                "HistogramObserver's qscheme only support torch.per_tensor_symmetric and "
-                f"torch.per_tensor_affine, got {qscheme}"
-            )
+        _check_per_tensor("HistogramObserver", qscheme)
         if is_dynamic:
             raise NotImplementedError("HistogramObserver doesn't support dynamic quantization")
         super().__init__(

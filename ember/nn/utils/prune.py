@@ -372,15 +372,12 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.numel()
-        count = _compute_nparams_toprune(self.amount, size)
-        _validate_pruning_amount(count, size)
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if count != 0:
+        def random_entries(count):
             # the `count` entries with the largest random draws: a uniform random subset
             draws = ember.rand_like(t).reshape(-1)
-            mask.view(-1)[ember.topk(draws, k=count).indices] = 0
-        return mask
+            return ember.topk(draws, k=count).indices
+
+        return _unstructured_mask(self.amount, t, default_mask, random_entries)
 
     @classmethod
     def apply(cls, module, name: str, amount: int | float):  # type: ignore[override]
@@ -413,14 +410,10 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.numel()
-        count = _compute_nparams_toprune(self.amount, size)
-        _validate_pruning_amount(count, size)
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if count != 0:
-            smallest = _topk_indices(ember.abs(t).reshape(-1), count, largest=False)
-            mask.view(-1)[smallest] = 0
-        return mask
+        def smallest_entries(count):
+            return _topk_indices(ember.abs(t).reshape(-1), count, largest=False)
+
+        return _unstructured_mask(self.amount, t, default_mask, smallest_entries)
 
     @classmethod
     def apply(  # type: ignore[override]
@@ -460,20 +453,12 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        channels = t.shape[self.dim]
-        count = _compute_nparams_toprune(self.amount, channels)
-        _validate_pruning_amount(count, channels)
-        if count == 0:
-            return default_mask
-        # keep the channels whose draw exceeds the count-th smallest one
-        draws = ember.rand(channels, device=t.device)
-        threshold = ember.kthvalue(draws, k=count).values
-        mask = ember.zeros_like(t)
-        mask[_along(t.dim(), self.dim, draws > threshold)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def random_channels(channels, count):
+            # keep the channels whose draw exceeds the count-th smallest one
+            draws = ember.rand(channels, device=t.device)
+            return draws > ember.kthvalue(draws, k=count).values
+
+        return _structured_mask(self.amount, t, self.dim, default_mask, random_channels)
 
     @classmethod
     def apply(cls, module, name: str, amount: int | float, dim: int = -1):  # type: ignore[override]
@@ -515,18 +500,11 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        channels = t.shape[self.dim]
-        count = _compute_nparams_toprune(self.amount, channels)
-        _validate_pruning_amount(count, channels)
-        if count == 0:
-            return default_mask
-        kept = _topk_indices(_compute_norm(t, self.n, self.dim), channels - count, largest=True)
-        mask = ember.zeros_like(t)
-        mask[_along(t.dim(), self.dim, kept)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def largest_norm_channels(channels, count):
+            norms = _compute_norm(t, self.n, self.dim)
+            return _topk_indices(norms, channels - count, largest=True)
+
+        return _structured_mask(self.amount, t, self.dim, default_mask, largest_norm_channels)
 
     @classmethod
     def apply(  # type: ignore[override]
@@ -839,3 +817,33 @@ def _compute_norm(t: Tensor, n, dim: int) -> Tensor:
 def _along(ndim: int, dim: int, index) -> tuple:
     """The index tuple selecting ``index`` along ``dim`` and everything along the others."""
     return tuple(index if d == range(ndim)[dim] else slice(None) for d in range(ndim))
+
+
+def _unstructured_mask(amount, t: Tensor, default_mask: Tensor, entries_to_prune) -> Tensor:
+    """``default_mask`` with ``amount`` more entries zeroed: the flat indices that
+    ``entries_to_prune(count)`` picks (called only when there is something to prune)."""
+    size = t.numel()
+    count = _compute_nparams_toprune(amount, size)
+    _validate_pruning_amount(count, size)
+    mask = default_mask.clone(memory_format=ember.contiguous_format)
+    if count != 0:
+        mask.view(-1)[entries_to_prune(count)] = 0
+    return mask
+
+
+def _structured_mask(amount, t: Tensor, dim: int, default_mask: Tensor, channels_to_keep) -> Tensor:
+    """``default_mask`` with ``amount`` of the channels along ``dim`` zeroed: every channel but
+    those ``channels_to_keep(channels, count)`` selects (indices or a boolean mask; called only
+    when there is something to prune)."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    channels = t.shape[dim]
+    count = _compute_nparams_toprune(amount, channels)
+    _validate_pruning_amount(count, channels)
+    if count == 0:
+        return default_mask
+    kept = channels_to_keep(channels, count)
+    mask = ember.zeros_like(t)
+    mask[_along(t.dim(), dim, kept)] = 1
+    mask *= default_mask.to(dtype=mask.dtype)
+    return mask
