@@ -319,7 +319,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     return _out(_perm_matrix(LU, pivots._data) @ x, out)
 
 
-def _top_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
+def _top_lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """``torch.lu_solve(b, LU, pivots)`` (deprecated by torch): ``linalg.lu_solve(LU, pivots, b)``.
 
     Example:
@@ -330,7 +330,7 @@ def _top_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) ->
                 [1.]])
     """
     if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
-        return _ac.call_fp32(_top_lu_solve, b, LU_data, LU_pivots)
+        return _ac.call_fp32(_top_lu_solve, input, LU_data, LU_pivots)
     warnings.warn(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
         "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
@@ -339,7 +339,7 @@ def _top_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) ->
         UserWarning,
         stacklevel=2,
     )
-    return lu_solve(LU_data, LU_pivots, b, out=out)
+    return lu_solve(LU_data, LU_pivots, input, out=out)
 
 
 # ---- LDL ---------------------------------------------------------------------------------------
@@ -434,7 +434,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     return _outs(_RETURN_TYPES["linalg_cholesky_ex"](L, info), out)
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """``X`` with ``A X = B`` for ``A = L L^H`` given its Cholesky factor ``L`` (``upper``:
     ``A = U^H U``); batches broadcast.
 
@@ -444,6 +444,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
         tensor([[1.],
                 [1.]])
     """
+    B, L = input, input2  # torch's names; the math reads better as B and L
     if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
         return _ac.call_fp32(cholesky_solve, B, L, upper)
     if B.ndim < 2:
@@ -470,7 +471,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
     return _out(x, out)
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """The inverse of ``A = L L^H`` (``upper``: ``U^H U``) from its Cholesky factor.
 
     Example:
@@ -478,6 +479,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
         tensor([[0.2500, 0.0000],
                 [0.0000, 1.0000]])
     """
+    L = input
     if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
         return _ac.call_fp32(cholesky_inverse, L, upper)
     _square(L, "cholesky_inverse")
@@ -486,7 +488,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
     return _out(cholesky_solve(eye.expand(*L.shape), L, upper), out)
 
 
-def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):  # fmt: skip
     """``(solution, cloned_coefficient)``: ``X`` with ``A X = b`` (``transpose``: ``A^T X = b``)
     for triangular ``A``, and a copy of ``A`` (deprecated by torch for
@@ -499,6 +501,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
         tensor([[1.],
                 [1.]])
     """
+    b = input
     if _ac.on and out is None and _ac.enabled():  # autocast's float32 list
         return _ac.call_fp32(triangular_solve, b, A, upper, transpose, unitriangular)
     warnings.warn(
